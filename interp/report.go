@@ -1,0 +1,223 @@
+package interp
+
+import "strconv"
+
+// ReportVersion is the version of the JSON report's shape (cli.md §7):
+// renaming, removing or retyping a field bumps it; adding one does not.
+const ReportVersion = 1
+
+// Report is what a run reports: the run line, the observes, gauges,
+// claims, stages and pools, field for field as the JSON report of cli.md §7
+// holds them and in its order. It is plain data; cmd/serq renders it as
+// text, JSON or --dump CSVs. Float fields may be NaN or ±Inf (JSON null).
+type Report struct {
+	Version string // the serq version that ran (JSON "serq_version")
+
+	Horizon  float64 // configured deadline
+	End      float64 // actual end: Horizon, or earlier with --arrivals
+	Warmup   float64 // statistics exclude [0, Warmup)
+	Seed     uint64
+	Events   uint64  // events of the whole run
+	Arrivals uint64  // arrivals of the whole run
+	Ended    uint64  // sessions that ended after warm-up
+	Turns    uint64  // turns started after warm-up
+	MeanLive float64 // time-average live sessions after warm-up
+
+	Observes []ObserveRow // program (declaration) order
+	Gauges   []GaugeRow   // program (declaration) order
+	Claims   []ClaimRow   // program order; none: no "claims" key in JSON
+	Stages   []StageRow   // IR order, array members in index order
+	Pools    []PoolRow    // IR order, array members in index order
+}
+
+// ObserveRow is one observe's statistics over its post-warm-up samples.
+type ObserveRow struct {
+	Name  string
+	Count uint64
+	Mean  float64 // NaN without samples
+	CI    float64 // batch-means 95 % half-width; +Inf below 40 samples
+	CV2   float64 // NaN below 2 samples
+	P99   float64 // nearest rank; NaN without samples
+
+	// Test says the observed expression is a test: its top-level operator
+	// is a comparison, `&&`, `||` or `!`.
+	Test bool
+	// Samples are the post-warm-up samples in recording order (--dump).
+	Samples []Sample
+}
+
+// ConstantZero reports whether the row earns the text report's note
+// "observe NAME is constant 0 over N samples": a test-valued observe that
+// was 0 in every one of at least [CIMinSamples] samples.
+func (o *ObserveRow) ConstantZero() bool {
+	if !o.Test || len(o.Samples) < CIMinSamples {
+		return false
+	}
+	for _, s := range o.Samples {
+		if s.Value != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// GaugeRow is one gauge's statistics over [warmup, end].
+type GaugeRow struct {
+	Name string
+	Mean float64 // time average
+	CI   float64 // batch-means 95 % half-width over 20 equal windows
+	Min  float64 // least value held for a positive time
+	Max  float64 // greatest value held for a positive time
+	// Points are the change points from time 0, warm-up included, at most
+	// one per instant (--dump).
+	Points []TimePoint
+}
+
+// ClaimKind is when a claim is read.
+type ClaimKind int
+
+const (
+	ClaimEveryIteration ClaimKind = iota // must hold at every iteration read
+	ClaimSomeIteration                   // must hold at some iteration read
+	ClaimAtEnd                           // read once, at the end
+)
+
+// String is the JSON spelling: every_iteration, some_iteration, at_end.
+func (k ClaimKind) String() string {
+	switch k {
+	case ClaimEveryIteration:
+		return "every_iteration"
+	case ClaimSomeIteration:
+		return "some_iteration"
+	case ClaimAtEnd:
+		return "at_end"
+	}
+	return "ClaimKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// ClaimResult is what a run says of a claim.
+type ClaimResult int
+
+const (
+	ClaimHolds        ClaimResult = iota // every read satisfied it
+	ClaimFails                           // some read did not
+	ClaimWitnessed                       // a `some` claim: a read satisfied it
+	ClaimNotWitnessed                    // a `some` claim: no read satisfied it
+	ClaimNotEvaluated                    // at end, with sessions live at the end
+	ClaimOutOfScope                      // a session failed the claim's `given`
+)
+
+// String is the JSON spelling: holds, fails, witnessed, not_witnessed,
+// not_evaluated, out_of_scope.
+func (r ClaimResult) String() string {
+	switch r {
+	case ClaimHolds:
+		return "holds"
+	case ClaimFails:
+		return "fails"
+	case ClaimWitnessed:
+		return "witnessed"
+	case ClaimNotWitnessed:
+		return "not_witnessed"
+	case ClaimNotEvaluated:
+		return "not_evaluated"
+	case ClaimOutOfScope:
+		return "out_of_scope"
+	}
+	return "ClaimResult(" + strconv.Itoa(int(r)) + ")"
+}
+
+// ClaimRow is what the run found of one claim, over the whole run (warm-up
+// included).
+type ClaimRow struct {
+	Name     string
+	Kind     ClaimKind
+	Result   ClaimResult
+	Checked  uint64   // iterations read, or 1 for a claim read at the end
+	Failures uint64   // of those, the reads that gave 0
+	First    *float64 // first failure or first witness; nil if none
+	Note     *string  // why it was not read (live sessions, failed `given`)
+}
+
+// StageRow is one stage (or stage-array member).
+type StageRow struct {
+	Name  string
+	Index *int // member index in a stage array; nil for a single stage
+	// Label is the row's name in the text report (`rep[1]`, `D[0]`); empty
+	// means Name, or Name[Index] for an array member.
+	Label string
+
+	MeanNumber  float64 // time-average jobs present
+	Utilization float64 // time-average busy fraction (or carried capacity)
+	Completed   uint64
+	Throughput  float64 // Completed / (end − warmup)
+	MeanWait    float64
+	MeanService float64
+	Iterations  uint64 // step stages: iterations of the whole run
+
+	// Step stages (0 on other stages): time fractions with an iteration of
+	// prefill only, decode only, or both running.
+	PrefillOnly float64
+	DecodeOnly  float64
+	Mixed       float64
+	// Step stages: time-average decodes in the running iteration (0 on
+	// other stages).
+	MeanDecodes float64
+	// Decode-carrying iterations started after warm-up (NaN if none or on
+	// other stages): their decodes and their duration.
+	MeanDecodeBatch float64
+	MeanDecodeStep  float64
+	// Inter-token gaps ending on this stage after warm-up (NaN if none).
+	MeanITL float64
+	ITLP50  float64
+	ITLP99  float64
+	// IdleWithWork: the run ended with residents or waiting requests and
+	// the stage's last iteration scheduling nothing.
+	IdleWithWork bool
+}
+
+// DisplayName is the row's label in the text report.
+func (s *StageRow) DisplayName() string { return reportRowLabel(s.Label, s.Name, s.Index) }
+
+// OverCap says the run ended with the head of a queue asking a pool for
+// more than its cap.
+type OverCap struct {
+	Queue string  // label of the pool whose queue's head asks
+	Need  float64 // what it asks
+}
+
+// PoolRow is one pool (or pool-array member).
+type PoolRow struct {
+	Name  string
+	Index *int // member index in a pool array; nil for a single pool
+	// Label is the row's name in the text report and its notes (`kv`,
+	// `kvD[0]`, `D.kv[0]`); empty means Name, or Name[Index].
+	Label string
+
+	MeanUsed       float64
+	MeanCached     float64
+	MeanQueue      float64
+	MeanHolders    float64
+	MeanWait       float64 // mean admission wait; NaN if none
+	Admissions     uint64
+	EvictedEntries uint64
+	EvictedUnits   float64
+	Preemptions    uint64
+	Spills         uint64
+	Rejected       uint64
+	Stuck          uint64
+	OverCap        *OverCap // nil: JSON null
+}
+
+// DisplayName is the row's label in the text report.
+func (p *PoolRow) DisplayName() string { return reportRowLabel(p.Label, p.Name, p.Index) }
+
+func reportRowLabel(label, name string, index *int) string {
+	switch {
+	case label != "":
+		return label
+	case index != nil:
+		return name + "[" + strconv.Itoa(*index) + "]"
+	}
+	return name
+}

@@ -1,0 +1,603 @@
+package interp
+
+// Statistics accumulators for the report (cli.md §9).
+//
+// Every accumulator is cheap to feed: adding a sample or recording a change
+// is O(1) amortised and allocates only when a backing slice grows. The
+// summaries (means, confidence intervals, quantiles) are computed once, when
+// the report is built.
+//
+// Products that are then added (x += a*b) are wrapped in an explicit
+// float64 conversion: the Go spec lets a compiler fuse a*b+c into one FMA
+// instruction (arm64, or amd64 with GOAMD64=v3), and the conversion forbids
+// it, so every platform rounds like the reference implementation does.
+
+import (
+	"math"
+	"math/big"
+	"slices"
+)
+
+const (
+	// CIBatches is the number of batches of a batch-means confidence
+	// interval.
+	CIBatches = 20
+	// CIMinSamples is the number of samples below which an observe has no
+	// confidence interval (its half-width is +Inf), and the number a
+	// test-valued observe that was always 0 must reach to earn a note.
+	CIMinSamples = 40
+	// statCIT is the 97.5 % quantile of Student's t with 19 degrees of
+	// freedom (20 batches).
+	statCIT = 2.093
+)
+
+// Welford is a running count, mean and variance (Welford's update).
+// Its zero value is empty and ready to use.
+type Welford struct {
+	n    uint64
+	mean float64
+	m2   float64
+}
+
+// Add adds one sample.
+func (w *Welford) Add(x float64) {
+	w.n++
+	d := x - w.mean
+	w.mean += d / float64(w.n)
+	w.m2 += float64(d * (x - w.mean))
+}
+
+// Count is the number of samples added.
+func (w *Welford) Count() uint64 { return w.n }
+
+// Mean is the samples' mean, NaN without any.
+func (w *Welford) Mean() float64 {
+	if w.n == 0 {
+		return math.NaN()
+	}
+	return w.mean
+}
+
+// Variance is the sample variance (denominator n−1), NaN below 2 samples.
+func (w *Welford) Variance() float64 {
+	if w.n < 2 {
+		return math.NaN()
+	}
+	return w.m2 / float64(w.n-1)
+}
+
+// CV2 is the squared coefficient of variation, [Welford.Variance] over the
+// squared mean (NaN below 2 samples).
+func (w *Welford) CV2() float64 {
+	m := w.Mean()
+	return w.Variance() / float64(m*m)
+}
+
+// BatchMeansHalfWidth is the half-width of the 95 % batch-means confidence
+// interval of xs: `batches` batches of ⌊len(xs)/batches⌋ consecutive values
+// from the start (the leftover values are dropped), and
+// t·sqrt(var(batch means)/batches) with the sample variance (k−1) and
+// t = 2.093 for 20 batches (2 otherwise). It is +Inf when there are fewer
+// than 2 batches or fewer values than batches.
+func BatchMeansHalfWidth(xs []float64, batches int) float64 {
+	if batches < 2 || len(xs)/batches < 1 {
+		return math.Inf(1)
+	}
+	size := len(xs) / batches
+	k := float64(batches)
+	means := make([]float64, batches)
+	m := 0.0
+	for b := range batches {
+		s := 0.0
+		for _, x := range xs[b*size : (b+1)*size] {
+			s += x
+		}
+		means[b] = s / float64(size)
+	}
+	for _, x := range means {
+		m += x
+	}
+	m /= k
+	v := 0.0
+	for _, x := range means {
+		d := x - m
+		v += float64(d * d)
+	}
+	v /= k - 1
+	t := 2.0
+	if batches == 20 {
+		t = statCIT
+	}
+	return t * math.Sqrt(v/k)
+}
+
+// Quantile is the nearest-rank q-quantile of xs: the value of rank
+// ceil(q·n), clamped to [1, n], in xs sorted by [TotalCompare]. It is NaN
+// when xs is empty. xs is not modified.
+func Quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	v := slices.Clone(xs)
+	slices.SortFunc(v, TotalCompare)
+	return v[statNearestRank(q, uint64(len(v)))-1]
+}
+
+// statNearestRank is ceil(q·n) clamped to [1, n] (n > 0).
+func statNearestRank(q float64, n uint64) uint64 {
+	r := math.Ceil(q * float64(n))
+	switch {
+	case !(r >= 1): // also NaN
+		return 1
+	case r >= float64(n):
+		return n
+	}
+	return uint64(r)
+}
+
+// TotalCompare orders floats totally, as IEEE 754 totalOrder (Rust's
+// f64::total_cmp): −NaN < −Inf < … < −0 < +0 < … < +Inf < +NaN.
+func TotalCompare(a, b float64) int {
+	x, y := statTotalKey(a), statTotalKey(b)
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+func statTotalKey(x float64) int64 {
+	b := int64(math.Float64bits(x))
+	return b ^ int64(uint64(b>>63)>>1)
+}
+
+// statSameFloat reports whether a and b are the same float in the total order
+// (bit for bit: +0 and −0 differ, a NaN equals only its own bits).
+func statSameFloat(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+
+// statMin and statMax are Rust's f64::min and f64::max: a NaN operand is ignored.
+func statMin(a, b float64) float64 {
+	if a < b || b != b {
+		return a
+	}
+	return b
+}
+
+func statMax(a, b float64) float64 {
+	if a > b || b != b {
+		return a
+	}
+	return b
+}
+
+// ---------------------------------------------------------- observes ----
+
+// Sample is one recorded value of an observe.
+type Sample struct {
+	Time    float64 // simulation time of the sample
+	Session uint64  // serial of the session that made it
+	Turn    uint32  // the session's turn number
+	Value   float64
+}
+
+// ObserveStat accumulates the samples of one observe. The caller adds only
+// the samples taken after warm-up (once the warm-up event has fired; an
+// event at the warm-up instant that runs before it is not measured).
+// Its zero value is empty and ready to use.
+type ObserveStat struct {
+	w       Welford
+	samples []Sample
+}
+
+// Add records one sample.
+func (o *ObserveStat) Add(t float64, session uint64, turn uint32, v float64) {
+	o.w.Add(v)
+	o.samples = append(o.samples, Sample{Time: t, Session: session, Turn: turn, Value: v})
+}
+
+// Count is the number of samples.
+func (o *ObserveStat) Count() uint64 { return o.w.Count() }
+
+// Mean is the samples' mean (running, Welford), NaN without any.
+func (o *ObserveStat) Mean() float64 { return o.w.Mean() }
+
+// CV2 is the sample variance (n−1) over the squared mean, NaN below 2
+// samples.
+func (o *ObserveStat) CV2() float64 { return o.w.CV2() }
+
+// CI is the half-width of the batch-means 95 % confidence interval of the
+// mean (20 batches, t = 2.093), or +Inf below [CIMinSamples] samples.
+func (o *ObserveStat) CI() float64 {
+	if len(o.samples) < CIMinSamples {
+		return math.Inf(1)
+	}
+	return BatchMeansHalfWidth(o.Values(), CIBatches)
+}
+
+// P99 is the nearest-rank 99th percentile, NaN without samples.
+func (o *ObserveStat) P99() float64 { return Quantile(o.Values(), 0.99) }
+
+// Samples are the recorded samples in recording order. The slice is the
+// accumulator's own.
+func (o *ObserveStat) Samples() []Sample { return o.samples }
+
+// Values is a fresh slice of the sample values in recording order.
+func (o *ObserveStat) Values() []float64 {
+	v := make([]float64, len(o.samples))
+	for i, s := range o.samples {
+		v[i] = s.Value
+	}
+	return v
+}
+
+// Row summarises the observe for the report. test says whether the
+// observed expression is a test (its top-level operator a comparison,
+// `&&`, `||` or `!`). The row shares the sample slice.
+func (o *ObserveStat) Row(name string, test bool) ObserveRow {
+	vals := o.Values()
+	ci := math.Inf(1)
+	if len(vals) >= CIMinSamples {
+		ci = BatchMeansHalfWidth(vals, CIBatches)
+	}
+	return ObserveRow{
+		Name:    name,
+		Count:   o.w.Count(),
+		Mean:    o.w.Mean(),
+		CI:      ci,
+		CV2:     o.w.CV2(),
+		P99:     Quantile(vals, 0.99),
+		Test:    test,
+		Samples: o.samples,
+	}
+}
+
+// ------------------------------------------------------ time averages ----
+
+// TimeIntegral is the cheap time average of a piecewise-constant value: it
+// integrates the value since its start (time 0, or the last
+// [TimeIntegral.Reset], which the run calls at the warm-up instant) and
+// keeps no history. Use it for stage, pool and live-session means; use
+// [TimeAvg] when the change points, a confidence interval or the extremes
+// are needed (gauges). Its zero value holds 0 from time 0.
+type TimeIntegral struct {
+	value    float64
+	last     float64
+	integral float64
+	start    float64
+}
+
+// Set makes the value v from time now on (now is not before the last
+// change).
+func (a *TimeIntegral) Set(now, v float64) {
+	a.integral += float64(a.value * (now - a.last))
+	a.last = now
+	a.value = v
+}
+
+// Add changes the value by delta from time now on.
+func (a *TimeIntegral) Add(now, delta float64) { a.Set(now, a.value+delta) }
+
+// Value is the current value.
+func (a *TimeIntegral) Value() float64 { return a.value }
+
+// Reset forgets the area so far: the average starts at now (the end of
+// warm-up). The current value is kept.
+func (a *TimeIntegral) Reset(now float64) {
+	a.integral = 0
+	a.last = now
+	a.start = now
+}
+
+// Mean is the time average from the start to now. If no time has passed
+// since the start it is the current value.
+func (a *TimeIntegral) Mean(now float64) float64 {
+	span := now - a.start
+	if span <= 0 {
+		return a.value
+	}
+	return (a.integral + float64(a.value*(now-a.last))) / span
+}
+
+// TimePoint is a change point of a piecewise-constant value: Value holds
+// from Time to the next point.
+type TimePoint struct {
+	Time  float64
+	Value float64
+}
+
+// TimeAvg keeps the change points of a piecewise-constant value from time 0
+// (warm-up included), at most one per instant, for a gauge: the time
+// average, its confidence interval and the extremes over [warmup, end]
+// are computed from them by [TimeAvg.Stats]. Its zero value has no points.
+type TimeAvg struct {
+	points []TimePoint
+}
+
+// Record reads the value v at time t (not before the previous reading).
+// The run reads a gauge when an instant is over (the clock is about to
+// move, and at the end), so the point of an instant is the state after its
+// last event. A reading at the instant of the last point replaces it, and
+// drops it when that brings back the value before it; a reading equal to
+// the last value adds nothing. Equality is bit for bit.
+func (g *TimeAvg) Record(t, v float64) {
+	n := len(g.points)
+	if n > 0 {
+		last := &g.points[n-1]
+		if last.Time == t {
+			last.Value = v
+			if n >= 2 && statSameFloat(g.points[n-2].Value, v) {
+				g.points = g.points[:n-1]
+			}
+			return
+		}
+		if statSameFloat(last.Value, v) {
+			return
+		}
+	}
+	g.points = append(g.points, TimePoint{Time: t, Value: v})
+}
+
+// Points are the change points in time order. The slice is the
+// accumulator's own.
+func (g *TimeAvg) Points() []TimePoint { return g.points }
+
+// Stats are the statistics over [from, to] with 20 batch windows.
+func (g *TimeAvg) Stats(from, to float64) TimeStats {
+	return TimeStatsOf(g.points, from, to, CIBatches)
+}
+
+// Row summarises the gauge over [warmup, end] for the report. The row
+// shares the point slice.
+func (g *TimeAvg) Row(name string, warmup, end float64) GaugeRow {
+	ts := g.Stats(warmup, end)
+	return GaugeRow{Name: name, Mean: ts.Mean, CI: ts.CI, Min: ts.Min, Max: ts.Max, Points: g.points}
+}
+
+// TimeStats are the statistics of a piecewise-constant value over a span.
+type TimeStats struct {
+	Mean float64 // time average
+	CI   float64 // half-width of the batch-means 95 % CI over equal windows
+	Min  float64 // least value held for a positive time in the span
+	Max  float64 // greatest value held for a positive time in the span
+}
+
+// TimeStatsOf computes the statistics over [from, to] of the value given by
+// its change points (time order; a point before from holds into the span,
+// the last one holds to its end): the time average with segments clipped
+// to the span, the half-width of the batch-means CI of the averages over
+// `batches` equal windows, and the extremes held for a positive time. With
+// no points, no span (to−from ≤ 0 or NaN) or no windows, Mean, Min and Max
+// are NaN and CI is +Inf (the reference's "no estimate").
+func TimeStatsOf(points []TimePoint, from, to float64, batches int) TimeStats {
+	span := to - from
+	out := TimeStats{Mean: math.NaN(), CI: math.Inf(1), Min: math.NaN(), Max: math.NaN()}
+	if !(span > 0) || len(points) == 0 || batches <= 0 {
+		return out
+	}
+	width := span / float64(batches)
+	windows := make([]float64, batches)
+	total := 0.0
+	lo, hi := math.Inf(1), math.Inf(-1)
+	// window of x, computed, not stepped to, so no rounding stops a walk
+	at := func(x float64) int {
+		f := statMax((x-from)/width, 0)
+		if f >= float64(batches-1) {
+			return batches - 1
+		}
+		return int(f)
+	}
+	for k, p := range points {
+		next := to
+		if k+1 < len(points) {
+			next = points[k+1].Time
+		}
+		a, b := statMax(p.Time, from), statMin(next, to)
+		if b <= a {
+			continue
+		}
+		v := p.Value
+		lo = statMin(lo, v)
+		hi = statMax(hi, v)
+		total += float64(v * (b - a))
+		// the segment's overlap with every window it can touch
+		first, last := max(at(a)-1, 0), min(at(b)+1, batches-1)
+		for w := first; w <= last; w++ {
+			wlo := from
+			if w > 0 {
+				wlo = from + float64(float64(w)*width)
+			}
+			whi := to
+			if w < batches-1 {
+				whi = from + float64(float64(w+1)*width)
+			}
+			if overlap := statMin(b, whi) - statMax(a, wlo); overlap > 0 {
+				windows[w] += float64(v * overlap)
+			}
+		}
+	}
+	out.Mean = total / span
+	out.Min = lo
+	out.Max = hi
+	if batches >= 2 {
+		for i := range windows {
+			windows[i] /= width
+		}
+		out.CI = BatchMeansHalfWidth(windows, batches)
+	}
+	return out
+}
+
+// ------------------------------------------------------- histograms ----
+
+// statHistWidth is the relative width of a LogHistogram bucket.
+const statHistWidth = 0.01
+
+// statHistLogBase is ln(1 + statHistWidth), as log1p(0.01) rounds it
+// (0x1.460d6ccca3677p-7).
+const statHistLogBase = 0.009950330853168083
+
+// LogHistogram is a distribution kept as counts in buckets of 1 % relative
+// width, so it costs the range of its values, not their number. Bucket k
+// holds the positive x with floor(ln x / ln 1.01) = k; zero, negative and
+// NaN values share one bucket below every other, +Inf one above. A quantile
+// is the geometric middle of its bucket clamped to the least and greatest
+// value the bucket saw: within 0.5 % of the true value, and exact when
+// the bucket saw a single value. The mean is exact. Its zero value is
+// empty and ready to use.
+type LogHistogram struct {
+	n    uint64
+	sum  float64
+	low  statHistBucket   // zero, negative and NaN values
+	inf  statHistBucket   // +Inf
+	base int              // bucket index of bkts[0]
+	bkts []statHistBucket // dense, from base up
+}
+
+type statHistBucket struct {
+	count  uint64
+	lo, hi float64
+}
+
+func (b *statHistBucket) add(x float64) {
+	if b.count == 0 {
+		b.lo, b.hi = x, x
+	} else {
+		b.lo = statMin(b.lo, x)
+		b.hi = statMax(b.hi, x)
+	}
+	b.count++
+}
+
+// Add adds one value.
+func (h *LogHistogram) Add(x float64) {
+	h.n++
+	h.sum += x
+	switch {
+	case !(x > 0):
+		h.low.add(x)
+	case math.IsInf(x, 1):
+		h.inf.add(x)
+	default:
+		h.bucket(statHistIndex(x)).add(x)
+	}
+}
+
+// statHistIndex is floor(ln x / ln 1.01) for a finite x > 0 (between about
+// −74816 and 71334).
+func statHistIndex(x float64) int {
+	return int(math.Floor(math.Log(x) / statHistLogBase))
+}
+
+// bucket returns bucket k, growing the dense range to hold it (with
+// headroom, so growth is amortised).
+func (h *LogHistogram) bucket(k int) *statHistBucket {
+	if len(h.bkts) == 0 {
+		h.base = k - 16
+		h.bkts = make([]statHistBucket, 32)
+	}
+	if i := k - h.base; i >= 0 && i < len(h.bkts) {
+		return &h.bkts[i]
+	}
+	lo, hi := h.base, h.base+len(h.bkts) // [lo, hi)
+	grow := max(len(h.bkts), 32)
+	if k < lo {
+		lo = min(k, lo-grow)
+	} else {
+		hi = max(k+1, hi+grow)
+	}
+	nb := make([]statHistBucket, hi-lo)
+	copy(nb[h.base-lo:], h.bkts)
+	h.base, h.bkts = lo, nb
+	return &h.bkts[k-h.base]
+}
+
+// Count is the number of values added.
+func (h *LogHistogram) Count() uint64 { return h.n }
+
+// Mean is the exact mean (sum over count), NaN without values.
+func (h *LogHistogram) Mean() float64 {
+	if h.n == 0 {
+		return math.NaN()
+	}
+	return h.sum / float64(h.n)
+}
+
+// Quantile is the q-quantile: the bucket of the value of nearest rank
+// ceil(q·n) (clamped to [1, n]), as its geometric middle held within the
+// least and greatest value the bucket saw. NaN without values.
+func (h *LogHistogram) Quantile(q float64) float64 {
+	if h.n == 0 {
+		return math.NaN()
+	}
+	rank := statNearestRank(q, h.n)
+	seen := h.low.count
+	if seen >= rank {
+		return statClamp(0, h.low.lo, h.low.hi)
+	}
+	for i := range h.bkts {
+		b := &h.bkts[i]
+		if b.count == 0 {
+			continue
+		}
+		seen += b.count
+		if seen >= rank {
+			mid := statExp(float64(float64(h.base+i)+0.5) * statHistLogBase)
+			return statClamp(mid, b.lo, b.hi)
+		}
+	}
+	return h.inf.hi // the ranks add up to n: the rest is +Inf
+}
+
+func statClamp(x, lo, hi float64) float64 {
+	if x < lo {
+		x = lo
+	}
+	if x > hi {
+		x = hi
+	}
+	return x
+}
+
+// statExp is e^x correctly rounded to float64 (computed with 256-bit
+// floats), so a bucket's middle is the same on every platform (math.Exp
+// has per-architecture assembly) and matches a correctly rounded libm.
+// Only quantile queries call it.
+func statExp(x float64) float64 {
+	switch {
+	case x != x:
+		return x
+	case x > 710:
+		return math.Inf(1)
+	case x < -746:
+		return 0
+	case x == 0:
+		return 1
+	}
+	const prec = 256
+	// e^x = (e^(x/2^m))^(2^m), with |x/2^m| < 2^-10 so the series is short
+	m := 0
+	if ax := math.Abs(x); ax >= 0x1p-10 {
+		_, e := math.Frexp(ax) // ax = f·2^e, f in [0.5, 1)
+		m = e + 10
+	}
+	r := new(big.Float).SetPrec(prec).SetFloat64(x)
+	r.SetMantExp(r, -m)
+	sum := new(big.Float).SetPrec(prec).SetInt64(1)
+	term := new(big.Float).SetPrec(prec).SetInt64(1)
+	eps := new(big.Float).SetPrec(prec).SetMantExp(big.NewFloat(1), -prec-8)
+	for k := int64(1); ; k++ {
+		term.Mul(term, r)
+		term.Quo(term, new(big.Float).SetPrec(prec).SetInt64(k))
+		sum.Add(sum, term)
+		if new(big.Float).Abs(term).Cmp(eps) < 0 {
+			break
+		}
+	}
+	for range m {
+		sum.Mul(sum, sum)
+	}
+	f, _ := sum.Float64()
+	return f
+}

@@ -1,0 +1,25 @@
+package lang
+
+import (
+	"io/fs"
+)
+
+// Override binds a program input by name to a constant expression written
+// in serQ syntax: `--set name=expr`, `-- --name value`, `--def name=expr`.
+type Override struct {
+	Name string
+	Expr string
+}
+
+// Options configure [Load].
+type Options struct {
+	// Lib is the embedded standard library: a `use "…/lib/NAME.sq"` whose
+	// file cannot be read is served from Lib's NAME.sq. May be nil.
+	Lib fs.FS
+	// ReadFile reads source files; nil means os.ReadFile.
+	ReadFile func(path string) ([]byte, error)
+	// Sets bind `args.number` inputs, in command-line order (the last wins).
+	Sets []Override
+	// Defs replace the bodies of expression defs (the last wins).
+	Defs []Override
+}

@@ -1,0 +1,631 @@
+package lang
+
+import (
+	"math"
+	"path/filepath"
+
+	"github.com/serq/serq/model"
+)
+
+// bodies is phase 2: everything that reads attributes or resources.
+func (l *lowerer) bodies() {
+	p := l.prog
+	for name, o := range map[string]Override{} {
+		_ = name
+		_ = o
+	}
+	for _, o := range l.opts.Defs {
+		d, ok := l.defs[o.Name]
+		if !ok || d.Expr == nil {
+			l.errs = append(l.errs, &Error{Pos: model.Pos{File: l.file}, Msg: "--def " + o.Name + ": the program has no expression def `" + o.Name + "`"})
+			continue
+		}
+		e, err := parseExprText("--def "+o.Name, o.Expr)
+		if err != nil {
+			l.addErr(err)
+			continue
+		}
+		l.defSubst[o.Name] = e
+	}
+	l.collectAttrs()
+	for _, pd := range l.poolAST {
+		l.poolOptions(pd)
+	}
+	for _, e := range l.engList {
+		l.engineBody(e)
+	}
+	if l.server != nil {
+		sc := &scope{l: l, mom: momSession, side: sideServer}
+		p.Server = l.block(l.server.Body, sc)
+		l.serverProgresses = l.progresses(p.Server)
+	}
+	l.workloadBody()
+	for _, g := range l.gaugeAST {
+		if l.gauges[g.Name] {
+			l.errorf(g.Pos, "gauge `%s` is declared twice", g.Name)
+			continue
+		}
+		if _, ok := l.observes[g.Name]; ok {
+			l.errorf(g.Pos, "`%s` names an observe already: an observe and a gauge may not share a name", g.Name)
+		}
+		l.gauges[g.Name] = true
+		v, _ := l.expr(g.Expr, &scope{l: l, mom: momGauge})
+		p.Gauges = append(p.Gauges, model.Gauge{Name: g.Name, Expr: v, Pos: toPos(g.Pos)})
+	}
+	for _, c := range l.claimAST {
+		l.claim(c)
+	}
+	switch {
+	case l.forks && !l.joins:
+		l.errorf(l.mainPos(), "a program that forks a leg and never joins")
+	case l.joins && !l.forks:
+		l.errorf(l.mainPos(), "a `join` in a program that forks no leg waits for nothing")
+	}
+	// The automatic observes of DEVELOPERS.md decision 3.
+	if p.Server != nil {
+		if _, ok := l.observes["ttft"]; !ok && l.hasDecodeRun() {
+			p.AutoTTFT = l.newObserve("ttft")
+		}
+		if _, ok := l.observes["response"]; !ok {
+			p.AutoResponse = l.newObserve("response")
+		}
+	}
+	if p.Inputs == nil {
+		p.Inputs = []model.Input{}
+	}
+	if p.Consts == nil {
+		p.Consts = []model.Const{}
+	}
+	if p.Observes == nil {
+		p.Observes = []string{}
+	}
+	if p.Gauges == nil {
+		p.Gauges = []model.Gauge{}
+	}
+	if p.Relations == nil {
+		p.Relations = []model.Relation{}
+	}
+}
+
+func (l *lowerer) mainPos() lexerPos {
+	if l.workload != nil {
+		return l.workload.Pos
+	}
+	return lexerPos{Filename: l.file, Line: 1, Column: 1}
+}
+
+func (l *lowerer) newObserve(name string) int {
+	slot := len(l.prog.Observes)
+	l.observes[name] = slot
+	l.prog.Observes = append(l.prog.Observes, name)
+	return slot
+}
+
+func (l *lowerer) hasDecodeRun() bool {
+	found := false
+	var walk func(b *model.Block)
+	walk = func(b *model.Block) {
+		if b == nil {
+			return
+		}
+		for _, s := range b.Stmts {
+			if s.Op == model.OpRun && s.Mode == model.ModeDecode {
+				found = true
+			}
+			walk(s.Body)
+			walk(s.Else)
+		}
+	}
+	walk(l.prog.Server)
+	if l.prog.Workload.Session != nil {
+		walk(l.prog.Workload.Session)
+	}
+	return found
+}
+
+// collectAttrs creates every attribute the program assigns, so that a read
+// may precede the lowering of its assignment.
+func (l *lowerer) collectAttrs() {
+	add := func(n string) {
+		if _, isConst := l.consts[n]; !isConst && !reservedNames[n] {
+			l.attr(n)
+		}
+	}
+	if l.workload != nil {
+		for _, it := range l.workload.Items {
+			switch it := it.(type) {
+			case *InitItem:
+				collectSetNames(it.Body.Stmts, add)
+			case *TurnItem:
+				collectSetNames(it.Body.Stmts, add)
+			case *SessionItem:
+				collectSetNames(it.Body.Stmts, add)
+			case *TraceItem:
+				for _, n := range []string{"new", "out", "think", "forced"} {
+					l.attr(n)
+				}
+			}
+		}
+	}
+	if l.server != nil {
+		collectSetNames(l.server.Body.Stmts, add)
+	}
+	for _, q := range l.qList {
+		if roleIs(q, "gateway") {
+			for _, e := range q.entries {
+				collectSetNames(e.Body.Stmts, add)
+			}
+			continue
+		}
+		for _, n := range sortedKeys(q.attrs) {
+			l.attr(q.name + "." + n)
+		}
+	}
+	for _, name := range sortedKeys(l.defs) {
+		collectSetNames(l.defs[name].Stmts, add)
+	}
+	if l.workload != nil {
+		for _, it := range l.workload.Items {
+			if h, ok := it.(*HiddenItem); ok {
+				for _, n := range h.Names {
+					slot, ok := l.attrs[n]
+					switch {
+					case n == "cached" || n == "computed":
+						l.errorf(h.Pos, "`%s` is the scheduler's: it cannot be hidden", n)
+					case !ok:
+						l.errorf(h.Pos, "`hidden %s`: no statement sets `%s`", n, n)
+					default:
+						l.prog.Attrs[slot].Hidden = true
+					}
+				}
+			}
+		}
+	}
+}
+
+func (l *lowerer) keys(es []*Expr, sc *scope) []*model.Expr {
+	var noDraw bool
+	c := *sc
+	c.draws = &noDraw
+	var out []*model.Expr
+	for _, e := range es {
+		v, _ := l.expr(e, &c)
+		out = append(out, v)
+		if noDraw {
+			l.errorf(e.Pos, "keys may not draw")
+			noDraw = false
+		}
+	}
+	return out
+}
+
+func (l *lowerer) poolOptions(pd *poolDecl) {
+	f := l.prog.PoolFams[pd.fam]
+	for i := f.First; i < f.First+f.Count; i++ {
+		pl := &l.prog.Pools[i]
+		sc := &scope{l: l, q: pd.q}
+		if pd.q != nil {
+			sc.self = model.Num(float64(i - f.First))
+		}
+		for _, o := range pd.ast.Opts {
+			switch o := o.(type) {
+			case *EvictOpt:
+				if !o.LRU {
+					c := *sc
+					c.mom = momEvict
+					pl.Evict.Keys = l.keys(o.Keys, &c)
+				}
+			case *PreemptOpt:
+				switch o.Policy {
+				case "lifo":
+					pl.Preempt = model.PreemptLIFO
+				case "none":
+					pl.Preempt = model.PreemptNone
+				default:
+					pl.Preempt = model.PreemptBy
+					c := *sc
+					c.mom = momPreempt
+					pl.PreemptKeys = l.keys(o.Keys, &c)
+					pl.RequeueTail = o.Requeue == "tail"
+				}
+			case *QueueOpt:
+				if !o.FIFO {
+					c := *sc
+					c.mom = momSelect
+					pl.QueueKeys = l.keys(o.Keys, &c)
+				}
+			case *ReserveOpt:
+				pl.ReserveHeld = true
+			case *SpillOpt:
+				if i == f.First {
+					l.errorf(o.Pos, "`spill` is not supported yet")
+				}
+			}
+		}
+	}
+}
+
+// engineBody lowers an engine's clauses for each member.
+func (l *lowerer) engineBody(e *engineDecl) {
+	p := l.prog
+	fam := p.StageFams[e.fam]
+	var tokens *TokensCap
+	var sched *ScheduleItem
+	var exec *ExecuteItem
+	var gran *GranuleItem
+	var states []*StateItem
+	for _, it := range e.ast.Items {
+		switch it := it.(type) {
+		case *TokensCap:
+			tokens = it
+		case *ScheduleItem:
+			if sched != nil {
+				l.errorf(it.Pos, "engine `%s` has two schedules", e.name)
+			}
+			sched = it
+		case *ExecuteItem:
+			exec = it
+		case *GranuleItem:
+			gran = it
+		case *StateItem:
+			states = append(states, it)
+		}
+	}
+	missing := func(what string) {
+		l.errorf(e.ast.Pos, "engine `%s` needs `%s`", e.name, what)
+	}
+	if tokens == nil {
+		missing("tokens cap B;")
+	}
+	if sched == nil {
+		missing("schedule { … }")
+	}
+	if exec == nil {
+		missing("execute (…);")
+	}
+	if len(states) > 0 && fam.Array && e.q == nil {
+		l.errorf(states[0].Pos, "`state` is not allowed on an engine family")
+	}
+	for _, s := range states {
+		e.regs[s.Name] = len(e.regs)
+	}
+	for m := 0; m < fam.Count; m++ {
+		eng := model.Engine{Stage: fam.First + m, Memory: -1, Admits: []int{}}
+		sc := &scope{l: l, eng: e, member: m, q: e.q, self: model.Num(float64(m))}
+		if tokens != nil {
+			c := *sc
+			c.mom = momEngBudget
+			eng.Budget, _ = l.expr(tokens.Cap, &c)
+			if x, ok := eng.Budget.IsConst(); ok && !(x > 0) && m == 0 {
+				l.errorf(tokens.Cap.Pos, "`tokens cap` must be positive, not %s", fmtNum(x))
+			}
+		}
+		if gran != nil {
+			x, ok := l.constValue(gran.Granule, "`granule`")
+			if ok && !(x > 0) && m == 0 {
+				l.errorf(gran.Granule.Pos, "`granule` must be a positive constant")
+			}
+			eng.Granule = model.F64(x)
+		}
+		for _, s := range states {
+			x, _ := l.constValue(s.Value, "a register's initial value")
+			eng.Regs = append(eng.Regs, model.Register{Name: s.Name, Init: model.F64(x)})
+		}
+		if sched != nil {
+			l.schedule(e, sched, &eng, sc, m == 0)
+		}
+		if exec != nil {
+			c := *sc
+			c.mom = momEngCost
+			eng.Cost, _ = l.expr(exec.Cost, &c)
+		}
+		if e.memory >= 0 {
+			eng.Memory = p.PoolFams[e.memory].First + m
+		}
+		for _, pf := range e.admits {
+			eng.Admits = append(eng.Admits, p.PoolFams[pf].First+m)
+		}
+		p.Stages[fam.First+m].Engine = len(p.Engines)
+		p.Engines = append(p.Engines, eng)
+	}
+}
+
+func isNotPreempted(e *model.Expr) bool {
+	if e == nil {
+		return false
+	}
+	isPre := func(x *model.Expr) bool { return x.Op == model.ECtx && model.Ctx(x.Slot) == model.CtxRunningPreempted }
+	switch e.Op {
+	case model.ENot:
+		return isPre(e.Args[0])
+	case model.EEq:
+		z, ok := e.Args[1].IsConst()
+		return ok && z == 0 && isPre(e.Args[0])
+	}
+	return false
+}
+
+func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc *scope, report bool) {
+	errorf := func(pos lexerPos, format string, args ...any) {
+		if report {
+			l.errorf(pos, format, args...)
+		}
+	}
+	ks := sc.child()
+	ks.mom = momEngKeys
+	for _, lt := range s.Lets {
+		c := *sc
+		c.mom = momEngBudget
+		v, _ := l.expr(lt.Value, &c)
+		ks.bind(lt.Name, &binding{val: v})
+	}
+	gs := *sc
+	gs.mom = momEngGuard
+	// each at most: one cap for the whole iteration
+	var capText string
+	var capExpr *model.Expr
+	capCount, capStmts := 0, 0
+	checkCap := func(c *Expr) {
+		capStmts++
+		if c == nil {
+			return
+		}
+		capCount++
+		t := exprText(c)
+		if capExpr != nil && t != capText {
+			errorf(c.Pos, "every `each at most` of a schedule must say the same: `%s` and `%s` differ", capText, t)
+			return
+		}
+		v, _ := l.expr(c, ks)
+		if x, ok := v.IsConst(); ok && !(x > 0) {
+			errorf(c.Pos, "`each at most` must be positive, not %s", fmtNum(x))
+		}
+		capText, capExpr = t, v
+	}
+	var lowerSteps func(ss []SchedStmt) []model.SchedStep
+	reaches := func(ss []SchedStmt) bool { return false }
+	var reach func(ss []SchedStmt) bool
+	reach = func(ss []SchedStmt) bool {
+		for _, st := range ss {
+			switch st := st.(type) {
+			case *AdvanceStmt, *AdmitStmt, *ExclusiveStmt:
+				return true
+			case *SchedBranch:
+				if reach(st.Then) && st.Else != nil && reach(st.Else) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	_ = reaches
+	lowerSteps = func(ss []SchedStmt) []model.SchedStep {
+		var out []model.SchedStep
+		for _, st := range ss {
+			switch st := st.(type) {
+			case *AdvanceStmt:
+				step := model.SchedStep{Op: model.SchedAdvance}
+				if st.Only != nil {
+					step.Only, _ = l.expr(st.Only, ks)
+				}
+				switch {
+				case st.Decode:
+					step.Order = []*model.Expr{{Op: model.ECond, Args: []*model.Expr{
+						{Op: model.ECtx, Slot: int(model.CtxDecoding), Name: "decoding"}, model.Num(0), model.Num(1)}}}
+				case st.By != nil:
+					step.Order = l.keys(st.By, ks)
+				}
+				checkCap(st.Cap)
+				out = append(out, step)
+			case *AdmitStmt:
+				step := model.SchedStep{Op: model.SchedAdmit}
+				if st.Only != nil {
+					step.Only, _ = l.expr(st.Only, ks)
+				}
+				if st.While != nil {
+					step.While, _ = l.expr(st.While, &gs)
+				}
+				checkCap(st.Cap)
+				out = append(out, step)
+			case *ExclusiveStmt:
+				checkCap(st.Cap)
+				errorf(st.Pos, "`exclusive prefill` stands only as `exclusive prefill; admit waiting while (running.preempted == 0);`")
+			case *SchedBranch:
+				step := model.SchedStep{Op: model.SchedBranch}
+				step.Cond, _ = l.expr(st.Cond, &gs)
+				step.Then = lowerSteps(st.Then)
+				step.Else = lowerSteps(st.Else)
+				out = append(out, step)
+			case *SchedSet:
+				r, ok := e.regs[st.Name]
+				if !ok {
+					errorf(st.Pos, "`%s` is no register of engine `%s`: declare `state %s = …;`", st.Name, e.name, st.Name)
+					continue
+				}
+				step := model.SchedStep{Op: model.SchedSet, Reg: r}
+				step.Value, _ = l.expr(st.Value, &gs)
+				out = append(out, step)
+			}
+		}
+		return out
+	}
+	if !reach(s.Stmts) {
+		errorf(s.Pos, "every path of a schedule must reach an `advance running` or an `admit waiting`")
+	}
+	// The two lowerings with no body (spec/engine.md §4.4).
+	if len(s.Stmts) == 2 {
+		adm, ok2 := s.Stmts[1].(*AdmitStmt)
+		if ok2 && adm.Only == nil && adm.While != nil {
+			w, _ := l.expr(adm.While, &gs)
+			if isNotPreempted(w) {
+				switch first := s.Stmts[0].(type) {
+				case *AdvanceStmt:
+					if first.Only == nil {
+						eng.Serve = model.ServeVLLM
+						steps := lowerSteps(s.Stmts)
+						eng.Order = steps[0].Order
+						eng.Chunk = capExpr
+						if capCount > 0 && capCount != capStmts {
+							errorf(s.Pos, "if one statement has `each at most`, all must")
+						}
+						return
+					}
+				case *ExclusiveStmt:
+					if e.ast != nil {
+						for _, it := range e.ast.Items {
+							if g, ok := it.(*GranuleItem); ok {
+								errorf(g.Pos, "`granule` cannot be combined with `exclusive prefill`")
+							}
+						}
+					}
+					eng.Serve = model.ServeExclusive
+					checkCap(first.Cap)
+					checkCap(adm.Cap)
+					eng.Chunk = capExpr
+					return
+				}
+			}
+		}
+	}
+	eng.Serve = model.ServeBody
+	eng.Body = lowerSteps(s.Stmts)
+	eng.Chunk = capExpr
+	if capCount > 0 && capCount != capStmts {
+		errorf(s.Pos, "if one statement has `each at most`, all must")
+	}
+	for name, r := range e.regs {
+		set := false
+		var walk func([]model.SchedStep)
+		walk = func(ss []model.SchedStep) {
+			for _, st := range ss {
+				set = set || (st.Op == model.SchedSet && st.Reg == r)
+				walk(st.Then)
+				walk(st.Else)
+			}
+		}
+		walk(eng.Body)
+		if !set {
+			errorf(s.Pos, "register `%s` is declared but nothing sets it", name)
+		}
+	}
+}
+
+func (l *lowerer) workloadBody() {
+	p := l.prog
+	w := &p.Workload
+	w.Init = &model.Block{Stmts: []*model.Stmt{}}
+	w.Turn = &model.Block{Stmts: []*model.Stmt{}}
+	var session *SessionItem
+	if l.workload != nil {
+		for _, it := range l.workload.Items {
+			switch it := it.(type) {
+			case *ArriveItem:
+				l.arrival(it)
+			case *TraceItem:
+				if w.Trace != "" {
+					l.errorf(it.Pos, "a second `trace`")
+				}
+				w.Trace = filepath.Join(filepath.Dir(l.file), unquote(it.Path))
+				w.Ordered = it.Ordered
+			case *InitItem:
+				w.Init = l.block(it.Body, &scope{l: l, mom: momInitTurn, side: sideInitTurn})
+			case *TurnItem:
+				w.Turn = l.block(it.Body, &scope{l: l, mom: momInitTurn, side: sideInitTurn})
+			case *SessionItem:
+				if session != nil {
+					l.errorf(it.Pos, "a second `session`")
+				}
+				session = it
+			}
+		}
+	}
+	sc := &scope{l: l, mom: momSession, side: sideClient}
+	if session != nil {
+		w.Session = l.block(session.Body, sc)
+		if !hasTurn(w.Session) {
+			l.errorf(session.Pos, "the session never says `turn;`: a session submits its turns with it")
+		}
+	} else {
+		l.prog.Blocks++
+		w.Session = &model.Block{Stmts: []*model.Stmt{{Op: model.OpTurn, Pos: toPos(l.mainPos())}}}
+	}
+	w.Session.Stmts = append(w.Session.Stmts, &model.Stmt{Op: model.OpEnd, Pos: toPos(l.mainPos())})
+}
+
+func hasTurn(b *model.Block) bool {
+	for _, s := range b.Stmts {
+		if s.Op == model.OpTurn {
+			return true
+		}
+		if s.Body != nil && hasTurn(s.Body) || s.Else != nil && hasTurn(s.Else) {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *lowerer) arrival(a *ArriveItem) {
+	w := &l.prog.Workload
+	switch a.Kind {
+	case "none":
+		w.Arrive = model.ArriveNone
+		return
+	case "poisson":
+		w.Arrive = model.ArrivePoisson
+		x, ok := l.constValue(a.Arg, "a poisson rate")
+		if ok && !(x > 0 && !math.IsInf(x, 0)) {
+			l.errorf(a.Arg.Pos, "a poisson rate must be positive and finite, not %s", fmtNum(x))
+		}
+		w.Arg = model.Num(x)
+	case "renewal":
+		w.Arrive = model.ArriveRenewal
+		sc := &scope{l: l, mom: momInitTurn}
+		v, _ := l.expr(a.Arg, sc)
+		if x, ok := v.IsConst(); ok && !(x > 0 && !math.IsInf(x, 0)) {
+			l.errorf(a.Arg.Pos, "a renewal gap must be positive and finite, not %s", fmtNum(x))
+		}
+		v.Walk(func(e *model.Expr) bool {
+			if e.Op == model.EAttr || e.Op == model.EPool || e.Op == model.EStage {
+				l.errorf(a.Arg.Pos, "a renewal gap reads constants, functions and draws only")
+				return false
+			}
+			return true
+		})
+		w.Arg = v
+	case "closed", "batch":
+		if a.Kind == "closed" {
+			w.Arrive = model.ArriveClosed
+		} else {
+			w.Arrive = model.ArriveBatch
+		}
+		x, ok := l.constValue(a.Arg, "a session count")
+		if ok && (x < 1 || x > 1e6 || x != math.Floor(x)) {
+			l.errorf(a.Arg.Pos, "`%s` takes a whole number of sessions from 1 to 1000000, not %s", a.Kind, fmtNum(x))
+		}
+		w.Arg = model.Num(x)
+	}
+}
+
+func (l *lowerer) claim(c *ClaimItem) {
+	cl := model.Claim{Name: c.Name, Stage: -1, Pos: toPos(c.Pos)}
+	sc := &scope{l: l, mom: momClaim}
+	switch {
+	case c.AtEnd:
+		cl.Kind = "at_end"
+	case c.Kind == "every":
+		cl.Kind = "every_iteration"
+	default:
+		cl.Kind = "some_iteration"
+	}
+	if c.Stage != nil {
+		r, ok := l.resolveRes(refName(c.Stage), sc, resStage)
+		if ok {
+			cl.Stage = l.prog.StageFams[r.Fam].First
+		}
+	}
+	if c.Given != nil {
+		cl.Given, _ = l.expr(c.Given, sc)
+	}
+	cl.Expr, _ = l.expr(c.Expr, sc)
+	l.prog.Claims = append(l.prog.Claims, cl)
+}

@@ -1,0 +1,765 @@
+package lang
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/serq/serq/model"
+)
+
+// declare is phase 1: the items of `fn main` in source order.
+func (l *lowerer) declare(main *MainItem) {
+	for _, it := range main.Items {
+		switch it := it.(type) {
+		case *UseItem:
+			l.useLib(it, l.file)
+		case *LetItem:
+			if it.Arg != nil {
+				l.input(it)
+			} else {
+				l.constant(it)
+			}
+		case *DefItem:
+			l.def(it)
+		case *MainItem:
+			l.errorf(it.Pos, "a nested `fn main`: a program has exactly one")
+		case *RunBlock:
+			l.errorf(it.Pos, "a model carries no run settings: pass `--horizon`, `--warmup`, `--seed` on the command line or in an instance file")
+		case *SessionItem:
+			l.errorf(it.Pos, "`session` belongs inside `workload { … }`")
+		case *StageItem:
+			l.stage(it)
+		case *PoolItem:
+			l.pool(it, nil)
+		case *DeviceItem:
+			l.device(it, nil)
+		case *EngineItem:
+			l.engine(it, nil)
+		case *QueueItem:
+			l.queue(it)
+		case *RelationItem:
+			l.relation(it)
+		case *ShareItem:
+			if l.share != nil {
+				l.errorf(it.Pos, "a second `share` declaration")
+			}
+			l.share = it
+		case *WorkloadItem:
+			if l.workload != nil {
+				l.errorf(it.Pos, "a second `workload`: a program has at most one")
+				continue
+			}
+			l.workload = it
+		case *ServerItem:
+			if l.server != nil {
+				l.errorf(it.Pos, "a second `server`: a program has at most one")
+				continue
+			}
+			l.server = it
+		case *GaugeItem:
+			l.gaugeAST = append(l.gaugeAST, it)
+		case *ClaimItem:
+			l.claimAST = append(l.claimAST, it)
+		}
+	}
+	l.finishDeclarations()
+}
+
+// constant evaluates a constant expression; ok is false after an error.
+func (l *lowerer) constValue(e *Expr, what string) (float64, bool) {
+	v, _ := l.expr(e, &scope{l: l, mom: momConst})
+	x, ok := v.IsConst()
+	if !ok {
+		l.errorf(e.Pos, "%s must be a constant", what)
+		return 0, false
+	}
+	if math.IsNaN(x) {
+		l.errorf(e.Pos, "%s is NaN", what)
+		return 0, false
+	}
+	return x, true
+}
+
+// count evaluates a family size.
+func (l *lowerer) count(e *Expr, what string) (int, bool) {
+	if e == nil {
+		return 1, false
+	}
+	x, ok := l.constValue(e, what)
+	if !ok {
+		return 1, true
+	}
+	if x < 1 || x != math.Floor(x) || x > 4096 {
+		l.errorf(e.Pos, "%s must be a whole number from 1 to 4096, not %s", what, fmtNum(x))
+		return 1, true
+	}
+	l.checkNoInputSizes(e, what)
+	return int(x), true
+}
+
+// checkNoInputSizes refuses a family size that reads an input.
+func (l *lowerer) checkNoInputSizes(e *Expr, what string) {
+	for _, t := range e.Tokens {
+		if t.Type != sqLexer.Symbols()["Ident"] {
+			continue
+		}
+		for _, in := range l.inputList {
+			if in.local == t.Value && in.bound {
+				l.errorf(e.Pos, "input `%s` sizes %s: an input may not change a family's size", in.name, what)
+				return
+			}
+		}
+	}
+}
+
+func (l *lowerer) declared(pos lexer.Position, name string) bool {
+	if _, ok := l.stageFams[name]; ok {
+		l.errorf(pos, "`%s` is declared twice", name)
+		return true
+	}
+	if _, ok := l.poolFams[name]; ok {
+		l.errorf(pos, "`%s` is declared twice", name)
+		return true
+	}
+	if _, ok := l.queues[name]; ok {
+		l.errorf(pos, "`%s` is declared twice", name)
+		return true
+	}
+	if _, ok := l.devices[name]; ok {
+		l.errorf(pos, "`%s` is declared twice", name)
+		return true
+	}
+	return false
+}
+
+func (l *lowerer) newStageFam(name string, count int, array bool, kind model.StageKind, servers int, phi *model.Expr, pos lexer.Position) int {
+	p := l.prog
+	fam := len(p.StageFams)
+	p.StageFams = append(p.StageFams, model.Family{Name: name, First: len(p.Stages), Count: count, Array: array})
+	l.stageFams[name] = fam
+	_, phiConst := phi.IsConst()
+	for i := 0; i < count; i++ {
+		label, idx := name, -1
+		if array {
+			label, idx = fmt.Sprintf("%s[%d]", name, i), i
+		}
+		p.Stages = append(p.Stages, model.Stage{Name: name, Label: label, Fam: fam, Index: idx, Kind: kind,
+			Servers: servers, Phi: phi, PhiConst: phi != nil && phiConst, Engine: -1, Pos: toPos(pos)})
+	}
+	return fam
+}
+
+func (l *lowerer) newPoolFam(name string, count int, array bool, cap float64, pos lexer.Position) int {
+	p := l.prog
+	fam := len(p.PoolFams)
+	p.PoolFams = append(p.PoolFams, model.Family{Name: name, First: len(p.Pools), Count: count, Array: array})
+	l.poolFams[name] = fam
+	for i := 0; i < count; i++ {
+		label, idx := name, -1
+		if array {
+			label, idx = fmt.Sprintf("%s[%d]", name, i), i
+		}
+		p.Pools = append(p.Pools, model.Pool{Name: name, Label: label, Fam: fam, Index: idx, Cap: model.F64(cap),
+			AdmitVia: -1, MemoryOf: -1, Pos: toPos(pos)})
+	}
+	return fam
+}
+
+func (l *lowerer) stageKind(k *StageKind, what string) (model.StageKind, int, *model.Expr) {
+	switch k.Kind {
+	case "fifo":
+		c := 1.0
+		if k.Arg != nil {
+			x, ok := l.constValue(k.Arg, "the servers of "+what)
+			if ok && (x < 1 || x != math.Floor(x)) {
+				l.errorf(k.Arg.Pos, "a fifo stage has a whole number of servers, at least 1, not %s", fmtNum(x))
+				x = 1
+			}
+			if ok {
+				c = x
+			}
+		}
+		return model.FIFO, int(c), nil
+	case "ps":
+		if k.Arg == nil {
+			l.errorf(k.Pos, "`ps` needs its capacity: `ps(1)`")
+			return model.PS, 0, model.Num(1)
+		}
+		phi, _ := l.expr(k.Arg, &scope{l: l, mom: momPs})
+		if x, ok := phi.IsConst(); ok && !(x > 0) {
+			l.errorf(k.Arg.Pos, "a ps stage's capacity must be positive, not %s", fmtNum(x))
+		}
+		return model.PS, 0, phi
+	case "delay":
+		if k.Arg != nil {
+			l.errorf(k.Arg.Pos, "a `delay` stage takes no argument")
+		}
+		return model.Delay, 0, nil
+	default: // step
+		l.errorf(k.Pos, "`stage %s : step` is retired: write `device gpu { … }` and `engine %s on gpu { tokens cap …; schedule { … } execute (…); }`", what, what)
+		return model.Delay, 0, nil
+	}
+}
+
+func (l *lowerer) stage(it *StageItem) {
+	if l.declared(it.Pos, it.Name) {
+		return
+	}
+	n, array := l.count(it.Count, "the size of stage `"+it.Name+"`")
+	kind, servers, phi := l.stageKind(it.Kind, it.Name)
+	fam := l.newStageFam(it.Name, n, array, kind, servers, phi, it.Pos)
+	if it.Name == "tool" {
+		l.toolFam = fam
+	}
+}
+
+// pool declares a pool, top-level (q == nil) or a queue's.
+func (l *lowerer) pool(it *PoolItem, q *queueDecl) {
+	name := it.Name
+	if q != nil {
+		name = q.name + "." + it.Name
+		if it.Count != nil {
+			l.errorf(it.Pos, "a queue's pool is one per member: write `pool %s { … }` without a size", it.Name)
+		}
+	}
+	if l.declared(it.Pos, name) {
+		return
+	}
+	count, array := l.count(it.Count, "the size of pool `"+it.Name+"`")
+	if q != nil {
+		count, array = q.count, true
+	}
+	capv := math.Inf(1)
+	admitVia, memoryOf := (*engineDecl)(nil), (*engineDecl)(nil)
+	hasCap := false
+	for _, o := range it.Opts {
+		if c, ok := o.(*CapOpt); ok {
+			hasCap = true
+			if x, ok := l.constValue(c.Cap, "the cap of pool `"+it.Name+"`"); ok {
+				if x < 0 {
+					l.errorf(c.Cap.Pos, "a pool's cap may not be negative")
+				}
+				capv = x
+			}
+		}
+		if a, ok := o.(*AdmitViaOpt); ok {
+			l.errorf(a.Pos, "`admit via %s` is retired: who admits a pool is said by its `on` (`pool %s on ENGINE` or `on ENGINE.DEVICE`)", a.Stage, it.Name)
+		}
+	}
+	if it.Owner != "" {
+		owner := it.Owner
+		var dev *deviceDecl
+		var eng *engineDecl
+		switch {
+		case it.OwnerOf != "":
+			// pool X on E.D
+			eng = l.engineByName(owner, q)
+			if eng == nil {
+				l.errorf(it.Pos, "`%s` in `on %s.%s` is no engine declared above", owner, owner, it.OwnerOf)
+				return
+			}
+			dev = l.deviceByName(it.OwnerOf, q)
+			if dev == nil || eng.dev != dev {
+				l.errorf(it.Pos, "engine `%s` does not run on `%s`", owner, it.OwnerOf)
+				return
+			}
+			admitVia, memoryOf = eng, eng
+		default:
+			if d := l.deviceByName(owner, q); d != nil {
+				dev = d
+				memoryOf = d.engine
+			} else if e := l.engineByName(owner, q); e != nil {
+				eng = e
+				admitVia = e
+			} else {
+				l.errorf(it.Pos, "`%s` is no device or engine declared above", owner)
+				return
+			}
+		}
+		if hasCap {
+			l.errorf(it.Pos, "pool `%s` is on `%s`, which gives its capacity: remove its `cap`", it.Name, owner)
+		}
+		if dev != nil && eng == nil || it.OwnerOf != "" {
+			c, ok := dev.caps[it.Name]
+			if !ok {
+				l.errorf(it.Pos, "device `%s` declares no capacity `%s` (write `%s cap …;` in it)", dev.name, it.Name, it.Name)
+			} else if dev.pooled[it.Name] {
+				l.errorf(it.Pos, "capacity `%s` of `%s` is declared as a pool twice", it.Name, dev.name)
+			} else {
+				dev.pooled[it.Name] = true
+				capv = c
+			}
+			if it.Count != nil && q == nil {
+				l.errorf(it.Pos, "a pool on a device is a family exactly when its device is: remove `[…]`")
+			}
+			if q == nil {
+				count, array = dev.count, dev.array
+			}
+		} else if eng != nil {
+			c, ok := eng.caps[it.Name]
+			if !ok {
+				l.errorf(it.Pos, "engine `%s` declares no capacity `%s` (write `%s cap …;` in it)", eng.name, it.Name, it.Name)
+			} else {
+				if x, ok := l.constValue(c.Cap, "the cap of `"+it.Name+"`"); ok {
+					capv = x
+				}
+				if c.Count != nil {
+					l.errorf(c.Pos, "`%s[N] cap` is not supported yet", it.Name)
+				}
+			}
+			if q == nil {
+				count, array = len(l.prog.StageFams[eng.fam:eng.fam+1]), false
+				f := l.prog.StageFams[eng.fam]
+				count, array = f.Count, f.Array
+			}
+		}
+	}
+	fam := l.newPoolFam(name, count, array, capv, it.Pos)
+	pf := l.prog.PoolFams[fam]
+	for i := pf.First; i < pf.First+pf.Count; i++ {
+		pl := &l.prog.Pools[i]
+		if admitVia != nil {
+			pl.AdmitVia = l.prog.StageFams[admitVia.fam].First + (i - pf.First)
+		}
+		if memoryOf != nil {
+			pl.MemoryOf = l.prog.StageFams[memoryOf.fam].First + (i - pf.First)
+		}
+		for _, o := range it.Opts {
+			if b, ok := o.(*BlockOpt); ok && i == pf.First {
+				if x, ok := l.constValue(b.Block, "the block of pool `"+it.Name+"`"); ok {
+					if !(x > 0) || x != math.Floor(x) {
+						l.errorf(b.Block.Pos, "a block is a positive whole number of units, not %s", fmtNum(x))
+					} else {
+						for j := pf.First; j < pf.First+pf.Count; j++ {
+							l.prog.Pools[j].Block = model.F64(x)
+						}
+					}
+				}
+			}
+		}
+	}
+	if admitVia != nil {
+		admitVia.admits = append(admitVia.admits, fam)
+	}
+	if memoryOf != nil {
+		if memoryOf.memory >= 0 {
+			l.errorf(it.Pos, "engine `%s` has a memory pool already: which is its KV would be a choice", memoryOf.name)
+		}
+		memoryOf.memory = fam
+	}
+	l.poolAST = append(l.poolAST, &poolDecl{ast: it, fam: fam, q: q})
+	if q != nil {
+		q.pools[it.Name] = fam
+	}
+}
+
+func (l *lowerer) deviceByName(name string, q *queueDecl) *deviceDecl {
+	if q != nil {
+		if q.dev != nil && (q.dev.name == q.name+"."+name || name == q.name+"."+q.dev.short()) {
+			return q.dev
+		}
+		return nil
+	}
+	return l.devices[name]
+}
+
+func (d *deviceDecl) short() string {
+	if d.q != nil {
+		return d.name[len(d.q.name)+1:]
+	}
+	return d.name
+}
+
+func (l *lowerer) engineByName(name string, q *queueDecl) *engineDecl {
+	if q != nil {
+		if name == q.name {
+			return q.eng
+		}
+		return nil
+	}
+	return l.engines[name]
+}
+
+func (l *lowerer) device(it *DeviceItem, q *queueDecl) {
+	name := it.Name
+	d := &deviceDecl{name: name, funcs: map[string]*Resource{}, caps: map[string]float64{},
+		capPos: map[string]lexer.Position{}, pooled: map[string]bool{}, pos: it.Pos, q: q}
+	if q != nil {
+		if it.Count != nil {
+			l.errorf(it.Pos, "a queue's device is one per member: write `device %s { … }` without a size", it.Name)
+		}
+		if q.dev != nil {
+			l.errorf(it.Pos, "queue `%s` has a device already", q.name)
+			return
+		}
+		if it.Name == q.name {
+			l.errorf(it.Pos, "a queue's device may not be named as the queue")
+		}
+		d.name = q.name + "." + it.Name
+		d.count, d.array = q.count, true
+		q.dev = d
+	} else {
+		if l.declared(it.Pos, name) {
+			return
+		}
+		d.count, d.array = l.count(it.Count, "the size of device `"+name+"`")
+		l.devices[name] = d
+	}
+	for _, r := range it.Resources {
+		if _, dup := d.funcs[r.Name]; dup {
+			l.errorf(r.Pos, "`%s` is declared twice in device `%s`", r.Name, it.Name)
+			continue
+		}
+		if _, dup := d.caps[r.Name]; dup {
+			l.errorf(r.Pos, "`%s` is declared twice in device `%s`", r.Name, it.Name)
+			continue
+		}
+		if r.Cap != nil {
+			if x, ok := l.constValue(r.Cap, "capacity `"+r.Name+"`"); ok {
+				d.caps[r.Name] = x
+			} else {
+				d.caps[r.Name] = 0
+			}
+			d.capPos[r.Name] = r.Pos
+			continue
+		}
+		if _, isDef := l.defs[r.Name]; isDef {
+			l.errorf(r.Pos, "`%s` is a def and cannot also be a time resource", r.Name)
+		}
+		d.funcs[r.Name] = r
+	}
+}
+
+func (l *lowerer) engine(it *EngineItem, q *queueDecl) {
+	name := it.Name
+	if q != nil {
+		if name != "" {
+			l.errorf(it.Pos, "a queue's engine has no name: write `engine on %s { … }`; it is named `%s` after the queue", it.Device, q.name)
+		}
+		name = q.name
+		if q.eng != nil || q.stageFam >= 0 {
+			l.errorf(it.Pos, "queue `%s` has a stage already", q.name)
+			return
+		}
+	} else {
+		if name == "" {
+			l.errorf(it.Pos, "an engine needs a name: `engine vllm on %s { … }`", it.Device)
+			return
+		}
+		if l.declared(it.Pos, name) {
+			return
+		}
+	}
+	dev := l.deviceByName(it.Device, q)
+	if dev == nil {
+		if q != nil {
+			l.errorf(it.Pos, "`%s` is no device of queue `%s`; declare `device %s { … }` before the engine", it.Device, q.name, it.Device)
+		} else {
+			l.errorf(it.Pos, "`%s` is no device declared above", it.Device)
+		}
+		return
+	}
+	count, array := dev.count, dev.array
+	if it.Count != nil && q == nil {
+		n, _ := l.count(it.Count, "the size of engine `"+name+"`")
+		if n != dev.count {
+			l.errorf(it.Count.Pos, "engine `%s[%d]` runs on `%s`, which has %d member(s): the counts must match", name, n, dev.name, dev.count)
+		}
+		count, array = n, true
+	}
+	if dev.engine != nil {
+		l.errorf(it.Pos, "device `%s` runs engine `%s` already: one device runs one engine", dev.name, dev.engine.name)
+		return
+	}
+	e := &engineDecl{ast: it, name: name, dev: dev, caps: map[string]*EngineCap{}, q: q, memory: -1, regs: map[string]int{}}
+	e.fam = l.newStageFam(name, count, array, model.Step, 0, nil, it.Pos)
+	dev.engine = e
+	for _, ei := range it.Items {
+		if c, ok := ei.(*EngineCap); ok {
+			if _, dup := e.caps[c.Name]; dup {
+				l.errorf(c.Pos, "capacity `%s` is declared twice in engine `%s`", c.Name, name)
+			}
+			e.caps[c.Name] = c
+		}
+		if r, ok := ei.(*RetiredEngItem); ok {
+			l.errorf(r.Pos, "`%s` inside an engine is retired: %s", r.Word, retiredEngineWords[r.Word])
+		}
+	}
+	l.engines[name] = e
+	l.engList = append(l.engList, e)
+	if q != nil {
+		q.eng = e
+		q.stageFam = e.fam
+	}
+}
+
+var retiredEngineWords = map[string]string{
+	"budget":    "write `tokens cap B;`",
+	"chunk":     "write `each at most (c)` on the schedule's statements",
+	"cost":      "write `execute (…);`",
+	"memory":    "the engine's memory is the pool on its device: `pool kv on gpu { … }`",
+	"serve":     "write `schedule { advance running; admit waiting while (running.preempted == 0); }`",
+	"iteration": "write the statements in `schedule { … }`",
+}
+
+var roleEntries = map[string][]string{
+	"gateway": {"route"},
+	"prefill": {"prefill"},
+	"decode":  {"decode"},
+	"link":    {"transfer"},
+}
+
+func (l *lowerer) queue(it *QueueItem) {
+	if l.declared(it.Pos, it.Name) {
+		return
+	}
+	q := &queueDecl{ast: it, name: it.Name, stageFam: -1, latFam: -1, nicFam: -1,
+		pools: map[string]int{}, attrs: map[string]bool{}}
+	q.count, q.array = l.count(it.Count, "the size of queue `"+it.Name+"`")
+	if len(it.Roles) == 0 {
+		l.errorf(it.Pos, "queue `%s` needs a role: `queue %s : gateway | prefill | decode | link`", it.Name, it.Name)
+	}
+	for _, r := range it.Roles {
+		if roleEntries[r] == nil {
+			l.errorf(it.Pos, "`%s` is no role: roles are gateway, prefill, decode and link", r)
+		}
+	}
+	q.roles = it.Roles
+	l.queues[it.Name] = q
+	l.qList = append(l.qList, q)
+	for _, qi := range it.Items {
+		switch qi := qi.(type) {
+		case *DeviceItem:
+			l.device(qi, q)
+		case *EngineItem:
+			l.engine(qi, q)
+		case *PoolItem:
+			l.pool(qi, q)
+		case *ServeItem:
+			if q.stageFam >= 0 {
+				l.errorf(qi.Pos, "queue `%s` has a stage already", q.name)
+				continue
+			}
+			kind, servers, phi := l.stageKind(qi.Kind, q.name)
+			q.stageFam = l.newStageFam(q.name, q.count, true, kind, servers, phi, qi.Pos)
+			if qi.Latency != nil {
+				q.latFam = l.newStageFam(q.name+".latency", q.count, true, model.Delay, 0, nil, qi.Pos)
+				l.constValue(qi.Latency, "a serve latency")
+			}
+		case *NicItem:
+			if q.nicFam >= 0 {
+				l.errorf(qi.Pos, "queue `%s` has a NIC already", q.name)
+				continue
+			}
+			kind, servers, phi := l.stageKind(qi.Kind, q.name+".nic")
+			q.nicFam = l.newStageFam(q.name+".nic", q.count, true, kind, servers, phi, qi.Pos)
+		case *EntryItem:
+			ok := false
+			for _, r := range q.roles {
+				for _, v := range roleEntries[r] {
+					ok = ok || v == qi.Verb
+				}
+			}
+			if !ok {
+				l.errorf(qi.Pos, "`%s` is no entry of a %s queue", qi.Verb, joinRoles(q.roles))
+			}
+			for _, prev := range q.entries {
+				if prev.Verb == qi.Verb && (prev.From == "") == (qi.From == "") {
+					l.errorf(qi.Pos, "queue `%s` has entry `%s` twice", q.name, qi.Verb)
+				}
+			}
+			q.entries = append(q.entries, qi)
+		}
+	}
+	for _, en := range q.entries {
+		collectSetNames(en.Body.Stmts, func(n string) { q.attrs[n] = true })
+		l.leasedPool(q, en)
+	}
+}
+
+func joinRoles(r []string) string {
+	if len(r) == 0 {
+		return "role-less"
+	}
+	s := r[0]
+	for _, x := range r[1:] {
+		s += "/" + x
+	}
+	return s
+}
+
+// leasedPool records the pool q's entry leases, if any.
+func (l *lowerer) leasedPool(q *queueDecl, en *EntryItem) {
+	var walk func(ss []Stmt)
+	walk = func(ss []Stmt) {
+		for _, s := range ss {
+			switch s := s.(type) {
+			case *HoldStmt:
+				if s.Lease != nil && q.leases == "" {
+					q.leases = s.Lease.Name
+				}
+				walk(s.Body.Stmts)
+			case *BranchStmt:
+				walk(s.Then.Stmts)
+				if s.Else != nil {
+					walk(s.Else.Stmts)
+				}
+			case *WhileStmt:
+				walk(s.Body.Stmts)
+			case *LoopStmt:
+				walk(s.Body.Stmts)
+			case *ForkStmt:
+				walk(s.Body.Stmts)
+			}
+		}
+	}
+	walk(en.Body.Stmts)
+}
+
+// collectSetNames calls f with every name a statement list assigns.
+func collectSetNames(ss []Stmt, f func(string)) {
+	for _, s := range ss {
+		switch s := s.(type) {
+		case *SetStmt:
+			f(s.Name)
+		case *ChooseStmt:
+			f(s.Name)
+		case *MarkStmt:
+			f(s.Name)
+		case *DeclStmt:
+			if s.Fields != nil {
+				for _, fl := range s.Fields {
+					f(s.Name + "." + fl.Name)
+				}
+			} else {
+				f(s.Name)
+			}
+		case *HoldStmt:
+			collectSetNames(s.Body.Stmts, f)
+		case *BranchStmt:
+			collectSetNames(s.Then.Stmts, f)
+			if s.Else != nil {
+				collectSetNames(s.Else.Stmts, f)
+			}
+		case *WhileStmt:
+			collectSetNames(s.Body.Stmts, f)
+		case *LoopStmt:
+			collectSetNames(s.Body.Stmts, f)
+		case *ForkStmt:
+			collectSetNames(s.Body.Stmts, f)
+		}
+	}
+}
+
+func (l *lowerer) relation(it *RelationItem) {
+	reader, source := l.queues[it.Reader], l.queues[it.Source]
+	if reader == nil || source == nil {
+		missing := it.Reader
+		if reader != nil {
+			missing = it.Source
+		}
+		l.errorf(it.Pos, "`%s` is no queue declared above: a relation comes after both of its queues", missing)
+		return
+	}
+	if it.Kind == "push" {
+		// `P push D`: the source writes into the reader.
+		reader, source = source, reader
+	}
+	if reader == source {
+		l.errorf(it.Pos, "queue `%s` cannot read from itself", reader.name)
+		return
+	}
+	if reader.nicFam < 0 || source.nicFam < 0 {
+		q := reader
+		if q.nicFam >= 0 {
+			q = source
+		}
+		l.errorf(it.Pos, "queue `%s` has no `nic`: a relation's copies cross both queues' NICs", q.name)
+		return
+	}
+	if reader.pull != nil || reader.push != nil {
+		l.errorf(it.Pos, "queue `%s` reads through a relation already", reader.name)
+		return
+	}
+	r := &relDecl{ast: it, reader: reader, source: source, kind: it.Kind}
+	if it.Latency != nil {
+		r.latency, _ = l.constValue(it.Latency, "a relation's latency")
+		if r.latency < 0 {
+			l.errorf(it.Latency.Pos, "a latency may not be negative")
+		}
+	}
+	poster := reader
+	if it.Kind == "push" {
+		poster = source
+		if source.push != nil {
+			l.errorf(it.Pos, "`%s` waits before the copies of another relation already", source.name)
+			return
+		}
+		source.push = r
+	}
+	reader.pull = r
+	if it.Kind == "push" {
+		reader.pull = nil
+		reader.push = r
+	}
+	name := poster.name + ".nic.latency"
+	if f, ok := l.stageFams[name]; ok {
+		r.latFam = f
+	} else {
+		r.latFam = l.newStageFam(name, poster.count, true, model.Delay, 0, nil, it.Pos)
+	}
+	l.rels = append(l.rels, r)
+	if l.share != nil && l.share.Policy != it.Share {
+		l.errorf(it.Pos, "the relation shares `%s` but the program shares `%s`", it.Share, l.share.Policy)
+	}
+	if l.prog.Share != "" && l.prog.Share != it.Share {
+		l.errorf(it.Pos, "the relation shares `%s` but another shares `%s`", it.Share, l.prog.Share)
+	}
+	l.prog.Share = it.Share
+	l.prog.Relations = append(l.prog.Relations, model.Relation{Kind: it.Kind, Reader: reader.name, Source: source.name,
+		Latency: model.F64(r.latency), Stage: r.latFam})
+}
+
+// finishDeclarations checks what phase 1 can only check at its end.
+func (l *lowerer) finishDeclarations() {
+	if l.share != nil {
+		if len(l.rels) > 0 {
+			l.errorf(l.share.Pos, "a relation declares the program's `share` already: remove this one")
+		}
+		l.prog.Share = l.share.Policy
+	}
+	check := func(d *deviceDecl) {
+		for name := range d.caps {
+			if !d.pooled[name] {
+				l.errorf(d.capPos[name], "capacity `%s` of device `%s` is no pool: declare `pool %s on %s { … }`", name, d.name, name, d.short())
+			}
+		}
+	}
+	for _, name := range sortedKeys(l.devices) {
+		check(l.devices[name])
+	}
+	for _, q := range l.qList {
+		if q.dev != nil {
+			check(q.dev)
+		}
+		if q.eng != nil {
+			for n, c := range q.eng.caps {
+				if _, ok := q.pools[n]; !ok {
+					l.errorf(c.Pos, "capacity `%s` of engine `%s` is no pool: declare `pool %s on %s { … }`", n, q.name, n, q.name)
+				}
+			}
+		}
+	}
+	for _, e := range l.engList {
+		if e.q != nil {
+			continue
+		}
+		for n, c := range e.caps {
+			if _, ok := l.poolFams[n]; !ok {
+				l.errorf(c.Pos, "capacity `%s` of engine `%s` is no pool: declare `pool %s on %s { … }`", n, e.name, n, e.name)
+			}
+		}
+	}
+}

@@ -1,0 +1,1020 @@
+package lang
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/serq/serq/model"
+)
+
+// moment is when an expression is evaluated; it decides which context
+// variables, attributes and observables it may read (spec/language.md §9).
+type moment int
+
+const (
+	momConst     moment = iota // let, cap, block, counts
+	momSession                 // statements of session, server and entries
+	momInitTurn                // workload init/turn blocks
+	momAdmit                   // hold units, reserve, reuse, bindings
+	momSelect                  // pool `queue by` keys
+	momEvict                   // pool `evict by` keys
+	momPs                      // ps capacity
+	momPreempt                 // pool `preempt by` keys
+	momEngBudget               // an engine's `tokens cap`
+	momEngKeys                 // `only`, `by`, `each at most`
+	momEngGuard                // schedule branch/while/set
+	momEngCost                 // execute
+	momGauge                   // gauges
+	momClaim                   // claims
+)
+
+var momentNames = [...]string{"a constant", "a statement", "the workload's init/turn", "a hold's header",
+	"a pool's `queue by` keys", "a pool's `evict by` keys", "a ps capacity", "a pool's `preempt by` keys",
+	"an engine's `tokens cap`", "a schedule's `only`/`by`/`each at most`", "a schedule's guard",
+	"an engine's `execute`", "a gauge", "a claim"}
+
+// ctxAllowed lists, per moment, the context variables it may read.
+var ctxAllowed = map[moment][]model.Ctx{
+	momSession:   {model.CtxNow},
+	momInitTurn:  {model.CtxNow},
+	momAdmit:     {model.CtxNow},
+	momSelect:    {model.CtxNow, model.CtxWaited},
+	momEvict:     {model.CtxNow, model.CtxSize, model.CtxAge, model.CtxLast, model.CtxWaiting},
+	momPs:        {model.CtxNow, model.CtxPresent},
+	momPreempt:   {model.CtxNow, model.CtxDecoding, model.CtxPosition, model.CtxAdmission},
+	momEngBudget: {model.CtxRunningCount, model.CtxWaitingCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill},
+	momEngKeys: {model.CtxRunningCount, model.CtxWaitingCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill,
+		model.CtxDecoding, model.CtxAdmission, model.CtxRemaining},
+	momEngGuard: {model.CtxRunningCount, model.CtxWaitingCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill,
+		model.CtxRunningPreempted, model.CtxWaitingAdmitted, model.CtxBatchTokens, model.CtxBatchPrefilled},
+	momEngCost: {model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens, model.CtxBatchPrefilled, model.CtxBatchDecoding,
+		model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention},
+	momClaim: {model.CtxNow, model.CtxDemand, model.CtxServed, model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens,
+		model.CtxBatchPrefilled, model.CtxBatchDecoding, model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention},
+}
+
+func (m moment) readsAttrs() bool {
+	switch m {
+	case momSession, momInitTurn, momAdmit, momSelect, momEvict, momPreempt, momClaim:
+		return true
+	}
+	return false
+}
+
+func (m moment) scheduler() bool {
+	switch m {
+	case momAdmit, momSelect, momEvict, momPs, momPreempt, momEngBudget, momEngKeys, momEngGuard, momEngCost:
+		return true
+	}
+	return false
+}
+
+func (m moment) draws() bool { return m == momSession || m == momInitTurn }
+
+func (m moment) observables() bool { return m != momConst && m != momPs }
+
+// binding is a name bound in a scope: a value lowered once (aggregate
+// index, `self`, entry parameter, admission binding), or a def argument
+// lowered at each read in the caller's scope.
+type binding struct {
+	val   *model.Expr
+	typ   typ
+	ast   *Expr
+	sc    *scope
+	reads int
+	pos   lexer.Position
+	body  bool // an admission binding the hold's body reads: an attribute
+	slot  int
+	used  bool
+}
+
+type vars struct {
+	m  map[string]*binding
+	up *vars
+}
+
+func (v *vars) lookup(name string) *binding {
+	for ; v != nil; v = v.up {
+		if b, ok := v.m[name]; ok {
+			return b
+		}
+	}
+	return nil
+}
+
+// scope is what lowering knows at a point of the program.
+type scope struct {
+	l    *lowerer
+	mom  moment
+	vars *vars
+
+	side     side
+	q        *queueDecl  // inside an entry or a queue's declarations
+	self     *model.Expr // member index inside an entry
+	from     *fromInfo   // the source of a `from` entry
+	entry    *EntryItem
+	eng      *engineDecl // engine clauses
+	member   int
+	holds    []*heldPool
+	inFork   bool
+	preempt  bool // inside a hold that may be preempted
+	noCache  bool // inside a hold without `cache`: `cached` is 0 there
+	depth    int  // def/entry expansion depth, against runaway recursion
+	draws    *bool
+	defStack []string
+}
+
+type side int
+
+const (
+	sideNone side = iota
+	sideClient
+	sideServer
+	sideEntry
+	sideInitTurn
+)
+
+type fromInfo struct {
+	name string
+	q    *queueDecl
+	idx  *model.Expr
+}
+
+type heldPool struct {
+	fam  int
+	text string // the reference as written, index included
+	key  string
+	ref  model.Ref
+}
+
+func (sc *scope) child() *scope {
+	c := *sc
+	c.vars = &vars{m: map[string]*binding{}, up: sc.vars}
+	return &c
+}
+
+func (sc *scope) bind(name string, b *binding) {
+	if sc.vars == nil {
+		sc.vars = &vars{m: map[string]*binding{}}
+	}
+	sc.vars.m[name] = b
+}
+
+// typ is an expression's cost type: nil for a plain number, else the
+// sorted resource families it is a cost of.
+type typ []string
+
+func (t typ) isCost() bool { return t != nil }
+
+func (t typ) String() string {
+	if t == nil {
+		return "a bare number"
+	}
+	names := make([]string, len(t))
+	for i, k := range t {
+		names[i] = k[2:]
+	}
+	return "cost(" + strings.Join(names, ", ") + ")"
+}
+
+func sameTyp(a, b typ) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// exprText renders an expression's source from its tokens.
+func exprText(e *Expr) string {
+	if e == nil {
+		return ""
+	}
+	var b strings.Builder
+	prev := ""
+	for i, t := range e.Tokens {
+		v := t.Value
+		if i > 0 && needSpace(prev, v) {
+			b.WriteByte(' ')
+		}
+		b.WriteString(v)
+		prev = v
+	}
+	return b.String()
+}
+
+func needSpace(prev, next string) bool {
+	switch {
+	case prev == "(" || prev == "[" || prev == "~" || prev == "!" || prev == ".":
+		return false
+	case next == ")" || next == "]" || next == "," || next == "." || next == "(" && isIdent(prev):
+		return false
+	case next == "(" && (prev == "(" || prev == ","):
+		return false
+	}
+	return true
+}
+
+func fmtNum(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	case math.IsNaN(x):
+		return "NaN"
+	}
+	return fmt.Sprintf("%g", x)
+}
+
+// expr lowers e in sc, folding constants.
+func (l *lowerer) expr(e *Expr, sc *scope) (*model.Expr, typ) {
+	c, ct := l.orExpr(e.Cond, sc)
+	if e.Then == nil {
+		return c, ct
+	}
+	a, at := l.expr(e.Then, sc)
+	b, bt := l.expr(e.Else, sc)
+	if !sameTyp(at, bt) {
+		l.errorf(e.Pos, "the two arms of `?:` differ: %s and %s", at, bt)
+	}
+	if x, ok := c.IsConst(); ok {
+		if x != 0 {
+			return a, at
+		}
+		return b, at
+	}
+	return &model.Expr{Op: model.ECond, Args: []*model.Expr{c, a, b}}, at
+}
+
+func (l *lowerer) orExpr(e *OrExpr, sc *scope) (*model.Expr, typ) {
+	x, t := l.andExpr(e.Left, sc)
+	for _, r := range e.Rest {
+		y, _ := l.andExpr(r, sc)
+		x, t = fold(model.EOr, x, y), nil
+	}
+	return x, t
+}
+
+func (l *lowerer) andExpr(e *AndExpr, sc *scope) (*model.Expr, typ) {
+	x, t := l.cmpExpr(e.Left, sc)
+	for _, r := range e.Rest {
+		y, _ := l.cmpExpr(r, sc)
+		x, t = fold(model.EAnd, x, y), nil
+	}
+	return x, t
+}
+
+var cmpOps = map[string]model.ExprOp{"<": model.ELt, "<=": model.ELe, ">": model.EGt, ">=": model.EGe, "==": model.EEq, "!=": model.ENe}
+
+func (l *lowerer) cmpExpr(e *CmpExpr, sc *scope) (*model.Expr, typ) {
+	x, t := l.addExpr(e.Left, sc)
+	if e.Op == "" {
+		return x, t
+	}
+	y, u := l.addExpr(e.Right, sc)
+	if !sameTyp(t, u) {
+		l.errorf(e.Pos, "`%s` compares %s with %s: a cost and a bare number cannot mix", e.Op, t, u)
+	}
+	return fold(cmpOps[e.Op], x, y), nil
+}
+
+func (l *lowerer) addExpr(e *AddExpr, sc *scope) (*model.Expr, typ) {
+	x, t := l.mulExpr(e.Left, sc)
+	for _, r := range e.Rest {
+		y, u := l.mulExpr(r.Right, sc)
+		if !sameTyp(t, u) {
+			l.errorf(r.Pos, "`%s` mixes %s and %s: a cost and a bare number cannot mix", r.Op, t, u)
+		}
+		op := model.EAdd
+		if r.Op == "-" {
+			op = model.ESub
+		}
+		x = fold(op, x, y)
+	}
+	return x, t
+}
+
+func (l *lowerer) mulExpr(e *MulExpr, sc *scope) (*model.Expr, typ) {
+	x, t := l.unary(e.Left, sc)
+	for _, r := range e.Rest {
+		y, u := l.unary(r.Right, sc)
+		switch {
+		case t.isCost() && u.isCost():
+			l.errorf(r.Pos, "`%s` of two costs: only a cost and a bare number multiply", r.Op)
+		case r.Op == "/" && u.isCost():
+			l.errorf(r.Pos, "dividing by %s: only a cost divided by a number stays a cost", u)
+		case u.isCost():
+			t = u
+		}
+		op := model.EMul
+		if r.Op == "/" {
+			op = model.EDiv
+		}
+		x = fold(op, x, y)
+	}
+	return x, t
+}
+
+func (l *lowerer) unary(e *Unary, sc *scope) (*model.Expr, typ) {
+	switch {
+	case e.Op == "-":
+		x, t := l.unary(e.X, sc)
+		return fold(model.ENeg, x), t
+	case e.Op == "!":
+		x, _ := l.unary(e.X, sc)
+		return fold(model.ENot, x), nil
+	case e.Draw != nil:
+		return l.draw(e.Draw, sc), nil
+	}
+	x, t := l.atom(e.Pow.X, sc)
+	if e.Pow.Exp == nil {
+		return x, t
+	}
+	y, _ := l.unary(e.Pow.Exp, sc)
+	if t.isCost() {
+		l.errorf(e.Pos, "a cost raised to a power is no cost")
+	}
+	return fold(model.EPow, x, y), nil
+}
+
+var dists = map[string]struct {
+	fn    model.Func
+	arity int
+}{
+	"exp": {model.DExp, 1}, "det": {model.DDet, 1}, "uniform": {model.DUniform, 2},
+	"erlang": {model.DErlang, 2}, "h2": {model.DH2, 2}, "bernoulli": {model.DBernoulli, 1},
+}
+
+func (l *lowerer) draw(d *Draw, sc *scope) *model.Expr {
+	info, ok := dists[d.Name]
+	if !ok {
+		l.errorf(d.Pos, "unknown distribution `~%s`%s", d.Name, didYouMean(d.Name, sortedKeys(dists)))
+		return model.Num(0)
+	}
+	if len(d.Args) != info.arity {
+		l.errorf(d.Pos, "`~%s` takes %d argument(s), not %d", d.Name, info.arity, len(d.Args))
+		return model.Num(0)
+	}
+	if !sc.mom.draws() {
+		l.errorf(d.Pos, "a draw `~%s` in %s: draws are allowed only in statements", d.Name, momentNames[sc.mom])
+	}
+	if sc.draws != nil {
+		*sc.draws = true
+	}
+	args := make([]*model.Expr, len(d.Args))
+	for i, a := range d.Args {
+		args[i], _ = l.expr(a, sc)
+	}
+	return &model.Expr{Op: model.EDraw, Fn: info.fn, Args: args}
+}
+
+func (l *lowerer) atom(a *Atom, sc *scope) (*model.Expr, typ) {
+	switch {
+	case a.Number != nil:
+		x, err := parseNumber(*a.Number)
+		if err != nil {
+			l.errorf(a.Pos, "malformed number %q", *a.Number)
+		}
+		return model.Num(x), nil
+	case a.Paren != nil:
+		return l.expr(a.Paren, sc)
+	case a.Agg != nil:
+		return l.aggregate(a.Agg, sc)
+	case a.Call != nil:
+		return l.call(a.Call, sc)
+	}
+	return l.name(a.Name, sc)
+}
+
+func (l *lowerer) aggregate(a *Aggregate, sc *scope) (*model.Expr, typ) {
+	var n float64
+	switch {
+	case a.NNum != "":
+		n, _ = parseNumber(a.NNum)
+	case a.NName != "":
+		v, ok := l.consts[a.NName]
+		if !ok {
+			l.errorf(a.Pos, "the size of `%s %s in %s` must be a constant's name, a number or a parenthesised constant", a.Op, a.Var, a.NName)
+			return model.Num(0), nil
+		}
+		n = v
+	default:
+		x, ok := l.constValue(a.NParen, "an aggregate's size")
+		if !ok {
+			return model.Num(0), nil
+		}
+		n = x
+	}
+	if n != math.Floor(n) || n < 1 {
+		l.errorf(a.Pos, "`%s %s in …` needs a whole number of terms, at least 1, not %s", a.Op, a.Var, fmtNum(n))
+		return model.Num(0), nil
+	}
+	if sc.vars.lookup(a.Var) != nil || l.attrs[a.Var] != 0 || l.consts[a.Var] != 0 || reservedNames[a.Var] {
+		if _, isConst := l.consts[a.Var]; isConst || sc.vars.lookup(a.Var) != nil || reservedNames[a.Var] {
+			l.errorf(a.Pos, "the index `%s` of an aggregate must be a fresh name", a.Var)
+		}
+	}
+	l.aggTerms += int(n)
+	if l.aggTerms > 4096 {
+		l.errorf(a.Pos, "aggregates unroll to more than 4096 terms in the whole program")
+		return model.Num(0), nil
+	}
+	op := map[string]model.ExprOp{"sum": model.EAdd}[a.Op]
+	var acc *model.Expr
+	var t typ
+	for k := 0; k < int(n); k++ {
+		c := sc.child()
+		c.bind(a.Var, &binding{val: model.Num(float64(k))})
+		x, xt := l.expr(a.Body, c)
+		t = xt
+		if acc == nil {
+			acc = x
+			continue
+		}
+		if a.Op == "sum" {
+			acc = fold(op, acc, x)
+		} else {
+			fn := model.FMax
+			if a.Op == "min" {
+				fn = model.FMin
+			}
+			acc = foldFunc(fn, acc, x)
+		}
+	}
+	return acc, t
+}
+
+// fold builds an operator node, folding it when every operand is constant.
+func fold(op model.ExprOp, args ...*model.Expr) *model.Expr {
+	vals := make([]float64, len(args))
+	for i, a := range args {
+		x, ok := a.IsConst()
+		if !ok {
+			// Short-circuit operators fold on a decisive constant left side.
+			if i == 1 {
+				if l, ok := args[0].IsConst(); ok {
+					if op == model.EAnd && l == 0 {
+						return model.Num(0)
+					}
+					if op == model.EOr && l != 0 {
+						return model.Num(1)
+					}
+				}
+			}
+			return &model.Expr{Op: op, Args: args}
+		}
+		vals[i] = x
+	}
+	return model.Num(model.EvalOp(op, vals))
+}
+
+func foldFunc(fn model.Func, args ...*model.Expr) *model.Expr {
+	vals := make([]float64, len(args))
+	for i, a := range args {
+		x, ok := a.IsConst()
+		if !ok {
+			return &model.Expr{Op: model.EFunc, Fn: fn, Args: args}
+		}
+		vals[i] = x
+	}
+	return model.Num(model.EvalFunc(fn, vals))
+}
+
+var pureFuncs = map[string]model.Func{"min": model.FMin, "max": model.FMax, "abs": model.FAbs, "floor": model.FFloor,
+	"ceil": model.FCeil, "sqrt": model.FSqrt, "exp": model.FExp, "ln": model.FLn, "pow": model.FPow}
+
+var stageFuncs = map[string]model.Func{"queue": model.SQueue, "busy": model.SBusy, "work": model.SWork,
+	"est_lambda": model.SEstLambda, "est_rho": model.SEstRho, "est_wait": model.SEstWait}
+
+var poolFuncs = map[string]model.Func{"used": model.PUsed, "free": model.PFree, "cachedin": model.PCachedIn,
+	"holders": model.PHolders, "queued": model.PQueued}
+
+var claimFuncs = map[string]bool{"total": true, "count": true, "largest": true, "smallest": true, "prefix_total": true}
+
+func (l *lowerer) call(c *Call, sc *scope) (*model.Expr, typ) {
+	args := c.Args
+	switch name := c.Func; {
+	case name == "cost":
+		return l.costCall(c, sc)
+	case pureFuncs[name] != 0 || name == "min":
+		if len(args) != funcArity[name] {
+			l.errorf(c.Pos, "`%s` takes %d argument(s), not %d", name, funcArity[name], len(args))
+			return model.Num(0), nil
+		}
+		xs := make([]*model.Expr, len(args))
+		var t typ
+		for i, a := range args {
+			var at typ
+			xs[i], at = l.expr(a, sc)
+			if i == 0 {
+				t = at
+			} else if (name == "min" || name == "max") && !sameTyp(t, at) {
+				l.errorf(c.Pos, "`%s` of %s and %s: a cost and a bare number cannot mix", name, t, at)
+			}
+		}
+		switch name {
+		case "min", "max", "abs", "floor", "ceil":
+		default:
+			if t.isCost() {
+				l.errorf(c.Pos, "`%s` of a cost is no cost", name)
+			}
+			t = nil
+		}
+		return foldFunc(pureFuncs[name], xs...), t
+	case stageFuncs[name] != 0 || name == "queue":
+		return l.observable(c, sc, model.EStage, stageFuncs[name], resStage), nil
+	case poolFuncs[name] != 0 || name == "used":
+		return l.observable(c, sc, model.EPool, poolFuncs[name], resPool), nil
+	case name == "budget_left":
+		return l.budgetLeft(c, sc), nil
+	case name == "blocksize":
+		if len(args) != 1 {
+			l.errorf(c.Pos, "`blocksize` takes 1 argument, not %d", len(args))
+			return model.Num(0), nil
+		}
+		if sc.mom == momConst {
+			l.errorf(c.Pos, "`blocksize` is not allowed in a constant position")
+		}
+		r, ok := l.resolveRes(nameOf(args[0]), sc, resPool)
+		if !ok {
+			return model.Num(0), nil
+		}
+		b := l.prog.Pools[l.prog.PoolFams[r.Fam].First].Block
+		if b == 0 {
+			l.errorf(c.Pos, "pool `%s` declares no `block`", l.prog.PoolFams[r.Fam].Name)
+		}
+		return model.Num(float64(b)), nil
+	case claimFuncs[name]:
+		if sc.mom != momClaim {
+			l.errorf(c.Pos, "`%s` is an observation aggregate: it is read only in `claim … at end`", name)
+			return model.Num(0), nil
+		}
+		return model.Num(0), nil
+	}
+	if sc.eng != nil {
+		if r, ok := sc.eng.dev.funcs[c.Func]; ok {
+			return l.deviceFunc(c, r, sc), nil
+		}
+	}
+	if d, ok := l.defs[c.Func]; ok {
+		return l.exprDef(c, d, sc)
+	}
+	for _, d := range l.allDevices() {
+		if _, ok := d.funcs[c.Func]; ok {
+			l.errorf(c.Pos, "time resource `%s` of device `%s` may be read only in its engine's `execute`", c.Func, d.short())
+			return model.Num(0), nil
+		}
+	}
+	names := append(sortedKeys(l.defs), "min", "max", "abs", "floor", "ceil", "sqrt", "exp", "ln", "pow",
+		"queue", "busy", "work", "used", "free", "cachedin", "holders", "queued", "budget_left", "cost", "blocksize")
+	l.errorf(c.Pos, "undefined function `%s`%s", c.Func, didYouMean(c.Func, names))
+	return model.Num(0), nil
+}
+
+func (l *lowerer) allDevices() []*deviceDecl {
+	var ds []*deviceDecl
+	for _, k := range sortedKeys(l.devices) {
+		ds = append(ds, l.devices[k])
+	}
+	for _, q := range l.qList {
+		if q.dev != nil {
+			ds = append(ds, q.dev)
+		}
+	}
+	return ds
+}
+
+func (l *lowerer) costCall(c *Call, sc *scope) (*model.Expr, typ) {
+	if len(c.Args) < 2 {
+		l.errorf(c.Pos, "`cost` takes the resources and then the amount: `cost(kv, n)`")
+		return model.Num(0), nil
+	}
+	var t typ
+	for _, a := range c.Args[:len(c.Args)-1] {
+		n := nameOf(a)
+		if n == nil {
+			l.errorf(a.Pos, "`cost` names resources first: `%s` is not a pool or stage", exprText(a))
+			continue
+		}
+		r, ok := l.resolveRes(n, sc, resAny)
+		if !ok {
+			continue
+		}
+		t = append(t, r.key)
+	}
+	x, xt := l.expr(c.Args[len(c.Args)-1], sc)
+	if xt.isCost() {
+		l.errorf(c.Pos, "a cost cannot be wrapped again: %s is a cost already", xt)
+	}
+	sort.Strings(t)
+	t = dedupStrings(t)
+	if t == nil {
+		t = typ{}
+	}
+	return x, t
+}
+
+func dedupStrings(s []string) []string {
+	if len(s) == 0 {
+		return s
+	}
+	out := s[:1]
+	for _, x := range s[1:] {
+		if x != out[len(out)-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (l *lowerer) observable(c *Call, sc *scope, op model.ExprOp, fn model.Func, want resKind) *model.Expr {
+	if len(c.Args) != 1 {
+		l.errorf(c.Pos, "`%s` takes 1 argument, not %d", c.Func, len(c.Args))
+		return model.Num(0)
+	}
+	if !sc.mom.observables() {
+		l.errorf(c.Pos, "`%s` reads the deployment's state, which %s may not", c.Func, momentNames[sc.mom])
+		return model.Num(0)
+	}
+	switch {
+	case sc.mom == momGauge && (c.Func == "work" || c.Func == "cachedin"):
+		l.errorf(c.Pos, "a gauge may not read `%s`", c.Func)
+	case c.Func == "work" && (sc.mom == momEngKeys || sc.mom == momEngGuard):
+		l.errorf(c.Pos, "`work` may not be read in %s", momentNames[sc.mom])
+	case c.Func == "cachedin" && !(sc.mom == momSession || sc.mom == momAdmit):
+		l.errorf(c.Pos, "`cachedin` reads the session's own cache: not in %s", momentNames[sc.mom])
+	}
+	n := nameOf(c.Args[0])
+	if n == nil {
+		l.errorf(c.Args[0].Pos, "`%s` takes a %s, not an expression", c.Func, want)
+		return model.Num(0)
+	}
+	r, ok := l.resolveRes(n, sc, want)
+	if !ok {
+		return model.Num(0)
+	}
+	ref := r.ref
+	return &model.Expr{Op: op, Fn: fn, Ref: &ref}
+}
+
+func (l *lowerer) budgetLeft(c *Call, sc *scope) *model.Expr {
+	if len(c.Args) != 1 {
+		l.errorf(c.Pos, "`budget_left` takes 1 argument, not %d", len(c.Args))
+		return model.Num(0)
+	}
+	if !(sc.mom == momSession || sc.mom == momAdmit) {
+		l.errorf(c.Pos, "`budget_left` may not be read in %s", momentNames[sc.mom])
+		return model.Num(0)
+	}
+	n := nameOf(c.Args[0])
+	if n == nil {
+		l.errorf(c.Pos, "`budget_left` takes an engine")
+		return model.Num(0)
+	}
+	r, ok := l.resolveRes(n, sc, resStage)
+	if !ok {
+		return model.Num(0)
+	}
+	if l.prog.Stages[l.prog.StageFams[r.Fam].First].Kind != model.Step {
+		l.errorf(c.Pos, "`budget_left` takes an engine; `%s` is a %s stage", l.prog.StageFams[r.Fam].Name,
+			l.prog.Stages[l.prog.StageFams[r.Fam].First].Kind)
+		return model.Num(0)
+	}
+	ref := r.ref
+	return &model.Expr{Op: model.EBudget, Ref: &ref}
+}
+
+func (l *lowerer) deviceFunc(c *Call, r *Resource, sc *scope) *model.Expr {
+	if sc.mom != momEngCost {
+		l.errorf(c.Pos, "time resource `%s` may be read only in the engine's `execute`", c.Func)
+		return model.Num(0)
+	}
+	if len(c.Args) != len(r.Params) {
+		l.errorf(c.Pos, "`%s` takes %d argument(s), not %d", c.Func, len(r.Params), len(c.Args))
+		return model.Num(0)
+	}
+	inner := sc.child()
+	for i, p := range r.Params {
+		v, t := l.expr(c.Args[i], sc)
+		inner.bind(p, &binding{val: v, typ: t})
+	}
+	v, _ := l.expr(r.Body, inner)
+	return v
+}
+
+// exprDef expands an expression def at its use.
+func (l *lowerer) exprDef(c *Call, d *DefItem, sc *scope) (*model.Expr, typ) {
+	body := d.Expr
+	if o, ok := l.defSubst[d.Name]; ok {
+		body = o
+	}
+	if body == nil {
+		l.errorf(c.Pos, "def `%s` holds statements: use it as a statement, `%s(…);`", d.Name, d.Name)
+		return model.Num(0), nil
+	}
+	if len(c.Args) != len(d.Params) {
+		l.errorf(c.Pos, "def `%s` takes %d argument(s), not %d", d.Name, len(d.Params), len(c.Args))
+		return model.Num(0), nil
+	}
+	if sc.depth > 64 {
+		l.errorf(c.Pos, "def `%s` expands too deeply: a def may use only earlier defs", d.Name)
+		return model.Num(0), nil
+	}
+	for _, n := range sc.defStack {
+		if n == d.Name {
+			l.errorf(c.Pos, "def `%s` uses itself: no recursion", d.Name)
+			return model.Num(0), nil
+		}
+	}
+	inner := sc.child()
+	inner.depth++
+	inner.defStack = append(append([]string(nil), sc.defStack...), d.Name)
+	bs := make([]*binding, len(d.Params))
+	for i, p := range d.Params {
+		bs[i] = &binding{ast: c.Args[i], sc: sc, pos: c.Args[i].Pos}
+		inner.bind(p, bs[i])
+	}
+	v, t := l.expr(body, inner)
+	for i, b := range bs {
+		if b.reads > 1 && argDraws(c.Args[i]) {
+			l.errorf(c.Args[i].Pos, "a drawing argument goes to parameter `%s` of `%s`, which reads it %d times", d.Params[i], d.Name, b.reads)
+		}
+	}
+	return v, t
+}
+
+func argDraws(e *Expr) bool {
+	for _, t := range e.Tokens {
+		if t.Value == "~" {
+			return true
+		}
+	}
+	return false
+}
+
+// nameOf returns the bare reference an expression is, or nil.
+func nameOf(e *Expr) *Name {
+	u := soleUnary(e)
+	if u == nil || u.Op != "" || u.Pow == nil || u.Pow.Exp != nil || u.Pow.X.Name == nil {
+		return nil
+	}
+	return u.Pow.X.Name
+}
+
+// soleUnary returns the single operand an expression consists of, or nil
+// when it has an operator above the unary level.
+func soleUnary(e *Expr) *Unary {
+	if e == nil || e.Then != nil || len(e.Cond.Rest) > 0 {
+		return nil
+	}
+	and := e.Cond.Left
+	if len(and.Rest) > 0 || and.Left.Op != "" {
+		return nil
+	}
+	add := and.Left.Left
+	if len(add.Rest) > 0 || len(add.Left.Rest) > 0 {
+		return nil
+	}
+	return add.Left.Left
+}
+
+func refName(r *Ref) *Name {
+	n := &Name{Pos: r.Pos, Name: r.Name, Index: r.Index}
+	if r.Member != "" {
+		n.Path = []string{r.Member}
+	}
+	return n
+}
+
+func (n *Name) text() string {
+	s := n.Name
+	if n.Index != nil {
+		s += "[" + exprText(n.Index) + "]"
+	}
+	for _, p := range n.Path {
+		s += "." + p
+	}
+	return s
+}
+
+// name resolves an identifier, a `Q.x` attribute, an engine value or a
+// bound name.
+func (l *lowerer) name(n *Name, sc *scope) (*model.Expr, typ) {
+	if n.Index == nil && len(n.Path) == 0 {
+		return l.ident(n, sc)
+	}
+	if len(n.Path) == 1 && n.Index == nil && (n.Name == "running" || n.Name == "waiting" || n.Name == "batch") {
+		return l.ctx(n, n.Name+"."+n.Path[0], sc), nil
+	}
+	if len(n.Path) == 1 {
+		if q, ok := l.queues[n.Name]; ok {
+			attr := q.name + "." + n.Path[0]
+			if _, ok := l.attrs[attr]; ok || q.attrs[n.Path[0]] {
+				if n.Index != nil {
+					l.errorf(n.Pos, "`%s` is the request's: write `%s` without the member index", attr, attr)
+					return model.Num(0), nil
+				}
+				if sc.side == sideEntry && sc.q != q {
+					l.errorf(n.Pos, "an entry of `%s` cannot read `%s`, another queue's attribute: pass it as a parameter", sc.q.name, attr)
+				}
+				if sc.mom.scheduler() && !(sc.mom == momAdmit) {
+					l.errorf(n.Pos, "`%s` is an attribute: %s may not read it", attr, momentNames[sc.mom])
+				}
+				return &model.Expr{Op: model.EAttr, Slot: l.attr(attr), Name: attr}, nil
+			}
+		}
+	}
+	// A bare reference to a resource used as a value.
+	if _, ok := l.resolveResQuiet(n, sc); ok {
+		l.errorf(n.Pos, "`%s` is a resource, not a number: read it with used(…), queue(…) or another observable", n.text())
+		return model.Num(0), nil
+	}
+	l.errorf(n.Pos, "undefined: %s", n.text())
+	return model.Num(0), nil
+}
+
+func (l *lowerer) ctx(n *Name, full string, sc *scope) *model.Expr {
+	var c model.Ctx = -1
+	for i, s := range model.CtxNames {
+		if s == full {
+			c = model.Ctx(i)
+		}
+	}
+	if c < 0 {
+		l.errorf(n.Pos, "undefined: %s", full)
+		return model.Num(0)
+	}
+	for _, a := range ctxAllowed[sc.mom] {
+		if a == c {
+			return &model.Expr{Op: model.ECtx, Slot: int(c), Name: full}
+		}
+	}
+	l.errorf(n.Pos, "`%s` cannot be read in %s", full, momentNames[sc.mom])
+	return model.Num(0)
+}
+
+var oldCtxNames = map[string]string{"n": "present", "ntok": "batch.tokens", "ndec": "batch.decoding", "npre": "batch.prefilled",
+	"nres": "running.count", "kvb": "batch.kv_decode", "kvp": "batch.kv_prefill", "attn": "batch.attention",
+	"residents": "running.count", "decoders": "running.decoding", "preempted": "running.preempted"}
+
+func (l *lowerer) ident(n *Name, sc *scope) (*model.Expr, typ) {
+	name := n.Name
+	if b := sc.vars.lookup(name); b != nil {
+		b.reads++
+		switch {
+		case b.body:
+			b.used = true
+			return &model.Expr{Op: model.EAttr, Slot: b.slot, Name: name}, nil
+		case b.ast != nil:
+			return l.expr(b.ast, b.sc)
+		}
+		return b.val, b.typ
+	}
+	switch name {
+	case "inf":
+		return model.Num(math.Inf(1)), nil
+	case "self":
+		if sc.self == nil {
+			l.errorf(n.Pos, "`self` is the member index: it is read only inside a queue")
+			return model.Num(0), nil
+		}
+		return sc.self, nil
+	}
+	if v, ok := l.consts[name]; ok {
+		return model.Num(v), nil
+	}
+	if name == "cached" && sc.noCache && sc.mom == momSession {
+		l.errorf(n.Pos, "the hold has no `cache` clause, so `cached` is 0 in its body: add `cache (…)` to consume the session's cached prefix")
+		return model.Num(0), nil
+	}
+	for i, s := range model.CtxNames {
+		if s == name {
+			return l.ctx(n, model.CtxNames[i], sc), nil
+		}
+	}
+	if sc.eng != nil {
+		if r, ok := sc.eng.regs[name]; ok {
+			return &model.Expr{Op: model.EReg, Slot: r, Name: name}, nil
+		}
+	}
+	// Attributes.
+	if sc.side == sideEntry && sc.q != nil {
+		if sc.q.attrs[name] {
+			return l.attrRead(n, sc.q.name+"."+name, sc), nil
+		}
+		slot, ok := l.attrs[name]
+		if ok && (l.prog.Attrs[slot].Hidden || l.prog.Attrs[slot].Builtin) {
+			return l.attrRead(n, name, sc), nil
+		}
+		if ok {
+			l.errorf(n.Pos, "an entry of `%s` cannot read the session's `%s`: pass it as a parameter", sc.q.name, name)
+			return model.Num(0), nil
+		}
+	} else if _, ok := l.attrs[name]; ok {
+		return l.attrRead(n, name, sc), nil
+	}
+	if nw, ok := oldCtxNames[name]; ok && sc.mom >= momPs {
+		l.errorf(n.Pos, "`%s` is retired: write `%s`", name, nw)
+		return model.Num(0), nil
+	}
+	if _, ok := l.resolveResQuiet(n, sc); ok {
+		l.errorf(n.Pos, "`%s` is a resource, not a number: read it with used(…), queue(…) or another observable", name)
+		return model.Num(0), nil
+	}
+	l.errorf(n.Pos, "undefined: %s%s", name, didYouMean(name, l.visibleNames(sc)))
+	return model.Num(0), nil
+}
+
+func (l *lowerer) attrRead(n *Name, name string, sc *scope) *model.Expr {
+	slot := l.attr(name)
+	a := l.prog.Attrs[slot]
+	switch {
+	case !sc.mom.readsAttrs():
+		l.errorf(n.Pos, "`%s` is an attribute: %s may not read it", name, momentNames[sc.mom])
+	case a.Hidden && sc.mom.scheduler():
+		l.errorf(n.Pos, "`%s` is hidden: %s may not read it (the scheduler does not know it)", name, momentNames[sc.mom])
+	}
+	return &model.Expr{Op: model.EAttr, Slot: slot, Name: name}
+}
+
+func (l *lowerer) visibleNames(sc *scope) []string {
+	var names []string
+	for k := range l.consts {
+		names = append(names, k)
+	}
+	for k := range l.attrs {
+		names = append(names, k)
+	}
+	for v := sc.vars; v != nil; v = v.up {
+		for k := range v.m {
+			names = append(names, k)
+		}
+	}
+	if sc.q != nil {
+		for k := range sc.q.attrs {
+			names = append(names, k)
+		}
+	}
+	names = append(names, "now", "inf")
+	sort.Strings(names)
+	return names
+}
+
+// didYouMean suggests the closest name, if one is close enough.
+func didYouMean(name string, candidates []string) string {
+	best, bestD := "", 3
+	if len(name) <= 3 {
+		bestD = 2
+	}
+	for _, c := range candidates {
+		if c == name {
+			continue
+		}
+		if d := levenshtein(name, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean " + best + "?)"
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			c := 1
+			if ra[i-1] == rb[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

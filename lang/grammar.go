@@ -1,0 +1,747 @@
+package lang
+
+import "github.com/alecthomas/participle/v2/lexer"
+
+// This file holds the participle grammar: the structs are the syntax tree.
+// Only this package sees them; [Load] lowers them into a model.Program.
+//
+// Alternatives are sealed interfaces (Item, Stmt, PoolOpt, EngineItem,
+// SchedStmt, QueueItem, WorkItem) registered with participle.Union in
+// parse.go. Keywords are contextual: the lexer has one Ident token and the
+// grammar matches keywords by value, so `parser:"queue"`, `parser:"kv"` or `parser:"prefill"` stay usable
+// as names where no keyword is expected.
+
+// File is one source file: items in order. Placement rules (what may stand
+// before, inside and after `parser:"fn main"`) are checked when lowering, so that a
+// misplaced item gets a message rather than a parse error.
+type File struct {
+	Pos   lexer.Position
+	Items []Item `parser:"@@*"`
+}
+
+// Item is a top-level or `parser:"fn main"` item.
+type Item interface{ item() }
+
+type UseItem struct {
+	Pos  lexer.Position
+	Path string `parser:"\"use\" @String \";\""`
+}
+
+type LetItem struct {
+	Pos  lexer.Position
+	Name string      `parser:"\"let\" @Ident \"=\""`
+	Arg  *ArgsNumber `parser:"( @@"`
+	Expr *Expr       `parser:"| @@ ) \";\""`
+}
+
+// ArgsNumber is `parser:"args.number(\"name\", default)"`.
+type ArgsNumber struct {
+	Pos     lexer.Position
+	Name    string `parser:"\"args\" \".\" \"number\" \"(\" @String \",\""`
+	Default *Expr  `parser:"@@ \")\""`
+}
+
+type DefItem struct {
+	Pos     lexer.Position
+	Name    string   `parser:"\"def\" @Ident"`
+	Params  []string `parser:"\"(\" ( @Ident ( \",\" @Ident )* )? \")\""`
+	Retired *Expr    `parser:"( \"=\" @@ \";\""`
+	Expr    *Expr    `parser:"| \"{\" ( @@ \"}\""`
+	Stmts   []Stmt   `parser:"      | @@* \"}\" ) )"`
+}
+
+type MainItem struct {
+	Pos   lexer.Position
+	Items []Item `parser:"\"fn\" \"main\" \"(\" \")\" \"{\" @@* \"}\""`
+}
+
+// RunBlock is the retired `parser:"run { horizon …; }"` settings block.
+type RunBlock struct {
+	Pos  lexer.Position
+	Body *Balanced `parser:"\"run\" @@"`
+}
+
+type StageItem struct {
+	Pos   lexer.Position
+	Name  string     `parser:"\"stage\" @Ident"`
+	Count *Expr      `parser:"( \"[\" @@ \"]\" )? \":\""`
+	Kind  *StageKind `parser:"@@ \";\""`
+}
+
+type StageKind struct {
+	Pos  lexer.Position
+	Kind string      `parser:"@( \"fifo\" | \"ps\" | \"delay\" | \"step\" )"`
+	Arg  *Expr       `parser:"( \"(\" @@ \")\" )?"`
+	Body *BraceGroup `parser:"@@?"` // only the retired `parser:"step { … }"`
+}
+
+type PoolItem struct {
+	Pos     lexer.Position
+	Name    string    `parser:"\"pool\" @Ident"`
+	Count   *Expr     `parser:"( \"[\" @@ \"]\" )?"`
+	Owner   string    `parser:"( \"on\" @Ident"`
+	OwnerOf string    `parser:"  ( \".\" @Ident )? )?"`
+	Opts    []PoolOpt `parser:"\"{\" @@* \"}\""`
+}
+
+// PoolOpt is one option of a pool.
+type PoolOpt interface{ poolOpt() }
+
+type CapOpt struct {
+	Pos lexer.Position
+	Cap *Expr `parser:"\"cap\" @@ \";\""`
+}
+
+type BlockOpt struct {
+	Pos   lexer.Position
+	Block *Expr `parser:"\"block\" @@ \";\""`
+}
+
+type EvictOpt struct {
+	Pos  lexer.Position
+	LRU  bool    `parser:"\"evict\" ( @\"lru\""`
+	Keys []*Expr `parser:"| \"by\" \"(\" @@ ( \",\" @@ )* \")\" ) \";\""`
+}
+
+type PreemptOpt struct {
+	Pos     lexer.Position
+	Policy  string  `parser:"\"preempt\" ( @( \"none\" | \"lifo\" )"`
+	Keys    []*Expr `parser:"| \"by\" \"(\" @@ ( \",\" @@ )* \")\""`
+	Requeue string  `parser:"  ( \"requeue\" @( \"head\" | \"tail\" ) )? ) \";\""`
+}
+
+type QueueOpt struct {
+	Pos  lexer.Position
+	FIFO bool    `parser:"\"queue\" ( @\"fifo\""`
+	Keys []*Expr `parser:"| \"by\" \"(\" @@ ( \",\" @@ )* \")\" ) \";\""`
+}
+
+type ReserveOpt struct {
+	Pos  lexer.Position
+	Held bool `parser:"\"reserve\" @\"held\" \";\""`
+}
+
+type SpillOpt struct {
+	Pos   lexer.Position
+	Tier  string `parser:"\"spill\" @Ident"`
+	Stage string `parser:"\"via\" @Ident"`
+	Work  *Expr  `parser:"\"(\" @@ \")\""`
+	When  *Expr  `parser:"\"when\" \"(\" @@ \")\" \";\""`
+}
+
+// AdmitViaOpt is the retired `parser:"admit via S;"`.
+type AdmitViaOpt struct {
+	Pos   lexer.Position
+	Stage string `parser:"\"admit\" \"via\" @Ident \";\""`
+}
+
+type DeviceItem struct {
+	Pos       lexer.Position
+	Name      string      `parser:"\"device\" @Ident"`
+	Count     *Expr       `parser:"( \"[\" @@ \"]\" )?"`
+	Resources []*Resource `parser:"\"{\" @@* \"}\""`
+}
+
+// Resource is a device's time function `parser:"f(x) = e;"` or capacity `parser:"X cap e;"`.
+type Resource struct {
+	Pos    lexer.Position
+	Name   string   `parser:"@Ident"`
+	Params []string `parser:"( \"(\" ( @Ident ( \",\" @Ident )* )? \")\" \"=\""`
+	Body   *Expr    `parser:"  @@"`
+	Cap    *Expr    `parser:"| \"cap\" @@ ) \";\""`
+}
+
+type EngineItem struct {
+	Pos    lexer.Position
+	Name   string    `parser:"\"engine\" ( (?! \"on\") @Ident"`
+	Count  *Expr     `parser:"  ( \"[\" @@ \"]\" )? )?"`
+	Device string    `parser:"\"on\" @Ident"`
+	Items  []EngItem `parser:"\"{\" @@* \"}\""`
+}
+
+// EngItem is one item of an engine.
+type EngItem interface{ engItem() }
+
+type TokensCap struct {
+	Pos lexer.Position
+	Cap *Expr `parser:"\"tokens\" \"cap\" @@ \";\""`
+}
+
+type GranuleItem struct {
+	Pos     lexer.Position
+	Granule *Expr `parser:"\"granule\" @@ \";\""`
+}
+
+type StateItem struct {
+	Pos   lexer.Position
+	Name  string `parser:"\"state\" @Ident \"=\""`
+	Value *Expr  `parser:"@@ \";\""`
+}
+
+type ScheduleItem struct {
+	Pos   lexer.Position
+	Lets  []*SchedLet `parser:"\"schedule\" \"{\" @@*"`
+	Stmts []SchedStmt `parser:"@@* \"}\""`
+}
+
+type SchedLet struct {
+	Pos   lexer.Position
+	Name  string `parser:"\"let\" @Ident \"=\""`
+	Value *Expr  `parser:"@@ \";\""`
+}
+
+type ExecuteItem struct {
+	Pos  lexer.Position
+	Cost *Expr `parser:"\"execute\" \"(\" @@ \")\" \";\""`
+}
+
+// RetiredEngItem is an old engine item (`parser:"budget"`, `parser:"chunk"`, `parser:"cost"`, …).
+type RetiredEngItem struct {
+	Pos  lexer.Position
+	Word string    `parser:"@( \"budget\" | \"chunk\" | \"cost\" | \"memory\" | \"serve\" | \"iteration\" )"`
+	Body *Balanced `parser:"@@"`
+}
+
+type EngineCap struct {
+	Pos   lexer.Position
+	Name  string `parser:"@Ident"`
+	Count *Expr  `parser:"( \"[\" @@ \"]\" )?"`
+	Cap   *Expr  `parser:"\"cap\" @@ \";\""`
+}
+
+// SchedStmt is a statement of an engine's schedule.
+type SchedStmt interface{ schedStmt() }
+
+type AdvanceStmt struct {
+	Pos       lexer.Position
+	Only      *Expr   `parser:"\"advance\" \"running\" ( \"only\" \"(\" @@ \")\" )?"`
+	Admission bool    `parser:"( @\"admission\""`
+	Decode    bool    `parser:"| @\"decode\" \"first\""`
+	By        []*Expr `parser:"| \"by\" \"(\" ( @@ ( \",\" @@ )* )? \")\" )?"`
+	Cap       *Expr   `parser:"( \"each\" \"at\" \"most\" \"(\" @@ \")\" )? \";\""`
+}
+
+type AdmitStmt struct {
+	Pos   lexer.Position
+	Only  *Expr `parser:"\"admit\" \"waiting\" ( \"only\" \"(\" @@ \")\" )?"`
+	While *Expr `parser:"( \"while\" \"(\" @@ \")\" )?"`
+	Cap   *Expr `parser:"( \"each\" \"at\" \"most\" \"(\" @@ \")\" )? \";\""`
+}
+
+type ExclusiveStmt struct {
+	Pos lexer.Position
+	Cap *Expr `parser:"\"exclusive\" \"prefill\" ( \"each\" \"at\" \"most\" \"(\" @@ \")\" )? \";\""`
+}
+
+type SchedBranch struct {
+	Pos  lexer.Position
+	Cond *Expr       `parser:"\"branch\" \"(\" @@ \")\""`
+	Then []SchedStmt `parser:"\"{\" @@* \"}\""`
+	Else []SchedStmt `parser:"( \"else\" \"{\" @@* \"}\" )?"`
+}
+
+type SchedSet struct {
+	Pos   lexer.Position
+	Name  string `parser:"\"set\" @Ident \"=\""`
+	Value *Expr  `parser:"@@ \";\""`
+}
+
+type QueueItem struct {
+	Pos   lexer.Position
+	Name  string   `parser:"\"queue\" @Ident"`
+	Count *Expr    `parser:"( \"[\" @@ \"]\" )?"`
+	Roles []string `parser:"( \":\" @Ident ( \",\" @Ident )* )?"`
+	Items []QItem  `parser:"\"{\" @@* \"}\""`
+}
+
+// QItem is one item of a queue.
+type QItem interface{ qItem() }
+
+type ServeItem struct {
+	Pos     lexer.Position
+	Kind    *StageKind `parser:"\"serve\" @@"`
+	Latency *Expr      `parser:"( \"latency\" @@ )? \";\""`
+}
+
+type NicItem struct {
+	Pos  lexer.Position
+	Kind *StageKind `parser:"\"nic\" @@ \";\""`
+}
+
+// EntryItem is a queue entry: `parser:"route { … }"`, `parser:"prefill (prompt) { … }"`,
+// `parser:"decode (prompt) from P { … }"`, `parser:"transfer (n) { … }"`.
+type EntryItem struct {
+	Pos    lexer.Position
+	Verb   string   `parser:"@Ident"`
+	Params []string `parser:"( \"(\" ( @Ident ( \",\" @Ident )* )? \")\" )?"`
+	From   string   `parser:"( \"from\" @Ident )?"`
+	Body   *Block   `parser:"@@"`
+}
+
+type RelationItem struct {
+	Pos     lexer.Position
+	Reader  string `parser:"@Ident"`
+	Kind    string `parser:"@( \"pull\" | \"push\" )"`
+	Source  string `parser:"@Ident"`
+	Latency *Expr  `parser:"( \"latency\" @@ )?"`
+	Share   string `parser:"\"share\" @( \"maxmin\" | \"bottleneck\" ) \";\""`
+}
+
+type WorkloadItem struct {
+	Pos   lexer.Position
+	Items []WorkItem `parser:"\"workload\" \"{\" @@* \"}\""`
+}
+
+// WorkItem is one item of the workload.
+type WorkItem interface{ workItem() }
+
+type ArriveItem struct {
+	Pos  lexer.Position
+	Kind string `parser:"\"arrive\" ( @\"none\" | @( \"poisson\" | \"renewal\" | \"closed\" | \"batch\" )"`
+	Arg  *Expr  `parser:"\"(\" @@ \")\" ) \";\""`
+}
+
+type TraceItem struct {
+	Pos     lexer.Position
+	Path    string `parser:"\"trace\" @String"`
+	Ordered bool   `parser:"@\"ordered\"? \";\""`
+}
+
+type HiddenItem struct {
+	Pos   lexer.Position
+	Names []string `parser:"\"hidden\" @Ident ( \",\" @Ident )* \";\""`
+}
+
+type InitItem struct {
+	Pos  lexer.Position
+	Body *Block `parser:"\"init\" @@"`
+}
+
+type TurnItem struct {
+	Pos  lexer.Position
+	Body *Block `parser:"\"turn\" @@"`
+}
+
+type SessionItem struct {
+	Pos  lexer.Position
+	Body *Block `parser:"\"session\" @@"`
+}
+
+type ServerItem struct {
+	Pos  lexer.Position
+	Body *Block `parser:"\"server\" @@"`
+}
+
+type ShareItem struct {
+	Pos    lexer.Position
+	Policy string `parser:"\"share\" @( \"maxmin\" | \"bottleneck\" ) \";\""`
+}
+
+type GaugeItem struct {
+	Pos  lexer.Position
+	Name string `parser:"\"gauge\" @Ident \"=\""`
+	Expr *Expr  `parser:"@@ \";\""`
+}
+
+type ClaimItem struct {
+	Pos   lexer.Position
+	Name  string `parser:"\"claim\" @Ident"`
+	Given *Expr  `parser:"( \"given\" \"(\" @@ \")\" )? \":\""`
+	Kind  string `parser:"( @( \"every\" | \"some\" ) \"iteration\" \"of\""`
+	Stage *Ref   `parser:"  @@"`
+	AtEnd bool   `parser:"| @\"at\" \"end\" )"`
+	Expr  *Expr  `parser:"\"(\" @@ \")\" \";\""`
+}
+
+// Block is `parser:"{ stmt* }"`.
+type Block struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Stmts  []Stmt `parser:"\"{\" @@* \"}\""`
+}
+
+// Balanced swallows a retired construct up to its end: a braced group, or
+// tokens up to `parser:";"`.
+type Balanced struct {
+	Pos   lexer.Position
+	Group *BraceGroup `parser:"( @@"`
+	Parts []*BalPart  `parser:"| @@* \";\" )"`
+}
+
+type BalPart struct {
+	Tok   string      `parser:"( @( !( \";\" | \"{\" | \"}\" ) )"`
+	Group *BraceGroup `parser:"| @@ )"`
+}
+
+type BraceGroup struct {
+	Pos    lexer.Position
+	Tokens []string      `parser:"\"{\" ( @( !( \"{\" | \"}\" ) )"`
+	Groups []*BraceGroup `parser:"| @@ )* \"}\""`
+}
+
+// Stmt is a statement.
+type Stmt interface{ stmt() }
+
+type TurnStmt struct {
+	Pos  lexer.Position
+	Turn bool `parser:"@\"turn\" \";\""`
+}
+
+type SetStmt struct {
+	Pos   lexer.Position
+	Name  string `parser:"\"set\" @Ident \"=\""`
+	Value *Expr  `parser:"@@ \";\""`
+}
+
+type ObserveStmt struct {
+	Pos   lexer.Position
+	Name  string `parser:"\"observe\" @Ident \"=\""`
+	Value *Expr  `parser:"@@ \";\""`
+}
+
+// DeclStmt is `parser:"Size x = e;"`, `parser:"Cost x = e;"` or `parser:"Cost r = { f: e, … };"`.
+type DeclStmt struct {
+	Pos    lexer.Position
+	Kind   string         `parser:"@( \"Size\" | \"Cost\" )"`
+	Name   string         `parser:"@Ident \"=\""`
+	Fields []*RecordField `parser:"( \"{\" @@ ( \",\" @@ )* \"}\""`
+	Value  *Expr          `parser:"| @@ ) \";\""`
+}
+
+type RecordField struct {
+	Pos   lexer.Position
+	Name  string `parser:"@Ident \":\""`
+	Value *Expr  `parser:"@@"`
+}
+
+type HoldStmt struct {
+	Pos      lexer.Position
+	Pools    []*HoldPool `parser:"\"hold\" @@ ( \",\" @@ )*"`
+	Reuse    *Expr       `parser:"( \"reuse\" \"(\" @@ \")\" )?"`
+	Bindings []*Binding  `parser:"( \"at\" \"admission\" \"(\" @@ ( \",\" @@ )* \")\" )?"`
+	Body     *Block      `parser:"@@"`
+	Cache    *Expr       `parser:"( \"cache\" \"(\" @@ \")\" )?"`
+	Lease    *Ref        `parser:"( \"lease\" @@"`
+	LeaseFor *Expr       `parser:"  \"(\" @@ \")\" )? \";\"?"`
+}
+
+type HoldPool struct {
+	Pos     lexer.Position
+	Pool    *Ref  `parser:"@@"`
+	Units   *Expr `parser:"\"(\" @@ \")\""`
+	Reserve *Expr `parser:"( \"reserve\" \"(\" @@ \")\" )?"`
+}
+
+type Binding struct {
+	Pos   lexer.Position
+	Name  string `parser:"@Ident \"=\""`
+	Value *Expr  `parser:"@@"`
+}
+
+type GrowStmt struct {
+	Pos    lexer.Position
+	Pool   *Ref  `parser:"\"grow\" @@"`
+	Amount *Expr `parser:"\"(\" @@ \")\" \";\""`
+}
+
+type DropStmt struct {
+	Pos  lexer.Position
+	Pool *Ref `parser:"\"drop\" @@ \";\""`
+}
+
+type ReleaseStmt struct {
+	Pos  lexer.Position
+	Pool *Ref `parser:"\"release\" @@ \";\""`
+}
+
+type LoadStmt struct {
+	Pos    lexer.Position
+	Pool   *Ref  `parser:"\"load\" @@"`
+	Amount *Expr `parser:"\"(\" @@ \")\" \";\""`
+}
+
+type RunStmt struct {
+	Pos     lexer.Position
+	Stages  []*Ref `parser:"\"run\" ( @@ ( \",\" @@ )* )?"`
+	Mode    string `parser:"@( \"prefill\" | \"decode\" )?"`
+	Work    *Expr  `parser:"\"(\" @@ \")\""`
+	Growing *Ref   `parser:"( \"growing\" @@ )? \";\""`
+}
+
+type BranchStmt struct {
+	Pos  lexer.Position
+	With bool   `parser:"\"branch\" @\"with\"?"`
+	Cond *Expr  `parser:"\"(\" @@ \")\""`
+	Then *Block `parser:"@@"`
+	Else *Block `parser:"( \"else\" @@ )?"`
+}
+
+type WhileStmt struct {
+	Pos  lexer.Position
+	Cond *Expr  `parser:"\"while\" \"(\" @@ \")\""`
+	Body *Block `parser:"@@"`
+}
+
+type LoopStmt struct {
+	Pos  lexer.Position
+	Body *Block `parser:"\"loop\" @@"`
+}
+
+type ForkStmt struct {
+	Pos  lexer.Position
+	Body *Block `parser:"\"fork\" @@"`
+}
+
+type JoinStmt struct {
+	Pos  lexer.Position
+	Join bool `parser:"@\"join\" \";\""`
+}
+
+type ChooseStmt struct {
+	Pos  lexer.Position
+	Name string  `parser:"\"choose\" @Ident"`
+	N    *Expr   `parser:"\"in\" @@"`
+	Keys []*Expr `parser:"\"by\" \"(\" @@ ( \",\" @@ )* \")\" \";\""`
+}
+
+type EndStmt struct {
+	Pos lexer.Position
+	End bool `parser:"@\"end\" \";\""`
+}
+
+type MarkStmt struct {
+	Pos  lexer.Position
+	Name string `parser:"\"mark\" @Ident \";\""`
+}
+
+type ToolStmt struct {
+	Pos     lexer.Position
+	Index   *Expr  `parser:"\"tool\" ( \"[\" @@ \"]\""`
+	On      []*Ref `parser:"  | \"on\" @@ ( \",\" @@ )* )?"`
+	Amount  *Expr  `parser:"@@"`
+	Growing *Ref   `parser:"( \"growing\" @@ )? \";\""`
+}
+
+type TransferStmt struct {
+	Pos    lexer.Position
+	Index  *Expr  `parser:"\"transfer\" ( \"[\" @@ \"]\""`
+	On     []*Ref `parser:"  | \"on\" @@ ( \",\" @@ )* )?"`
+	Amount *Expr  `parser:"@@"`
+	From   *Ref   `parser:"\"from\" @@"`
+	To     *Ref   `parser:"\"to\" @@"`
+	Load   *Expr  `parser:"\"(\" @@ \")\" \";\""`
+}
+
+// CallStmt is an entry call `parser:"Q[i].verb(args) [from P[i]] [to P (m)];"` or a
+// statement-def use `parser:"f(args);"`.
+type CallStmt struct {
+	Pos    lexer.Position
+	Queue  string  `parser:"@Ident"`
+	Index  *Expr   `parser:"( ( \"[\" @@ \"]\" )?"`
+	Verb   string  `parser:"  \".\" @Ident )?"`
+	Args   []*Expr `parser:"\"(\" ( @@ ( \",\" @@ )* )? \")\""`
+	From   *Ref    `parser:"( \"from\" @@ )?"`
+	To     *Ref    `parser:"( \"to\" @@"`
+	ToUnit *Expr   `parser:"  \"(\" @@ \")\" )? \";\""`
+}
+
+// RetiredStmt catches statements of older dialects so that they get a
+// migration message instead of a parse error.
+type RetiredStmt struct {
+	Pos  lexer.Position
+	Word string    `parser:"@( \"request\" | \"enter\" | \"prefill\" | \"decode\" | \"admit\" | \"keep\" )"`
+	Rest *Balanced `parser:"@@"`
+}
+
+// Ref is a resource reference: `parser:"kv"`, `parser:"kv[j]"`, `parser:"D.kv"`, `parser:"D[j].kv"`.
+type Ref struct {
+	Pos    lexer.Position
+	Name   string `parser:"@Ident"`
+	Index  *Expr  `parser:"( \"[\" @@ \"]\" )?"`
+	Member string `parser:"( \".\" @Ident )?"`
+}
+
+// Expr is an expression; the tiers below are precedence levels, lowest
+// first. Lowering flattens them into model.Expr trees.
+type Expr struct {
+	Pos    lexer.Position
+	Tokens []lexer.Token
+	Cond   *OrExpr `parser:"@@"`
+	Then   *Expr   `parser:"( \"?\" @@"`
+	Else   *Expr   `parser:"  \":\" @@ )?"`
+}
+
+type OrExpr struct {
+	Pos  lexer.Position
+	Left *AndExpr   `parser:"@@"`
+	Rest []*AndExpr `parser:"( \"||\" @@ )*"`
+}
+
+type AndExpr struct {
+	Pos  lexer.Position
+	Left *CmpExpr   `parser:"@@"`
+	Rest []*CmpExpr `parser:"( \"&&\" @@ )*"`
+}
+
+type CmpExpr struct {
+	Pos   lexer.Position
+	Left  *AddExpr `parser:"@@"`
+	Op    string   `parser:"( @( \"<=\" | \">=\" | \"==\" | \"!=\" | \"<\" | \">\" )"`
+	Right *AddExpr `parser:"  @@ )?"`
+}
+
+type AddExpr struct {
+	Pos  lexer.Position
+	Left *MulExpr `parser:"@@"`
+	Rest []*AddOp `parser:"@@*"`
+}
+
+type AddOp struct {
+	Pos   lexer.Position
+	Op    string   `parser:"@( \"+\" | \"-\" )"`
+	Right *MulExpr `parser:"@@"`
+}
+
+type MulExpr struct {
+	Pos  lexer.Position
+	Left *Unary   `parser:"@@"`
+	Rest []*MulOp `parser:"@@*"`
+}
+
+type MulOp struct {
+	Pos   lexer.Position
+	Op    string `parser:"@( \"*\" | \"/\" )"`
+	Right *Unary `parser:"@@"`
+}
+
+type Unary struct {
+	Pos  lexer.Position
+	Op   string  `parser:"( @( \"-\" | \"!\" )"`
+	X    *Unary  `parser:"  @@"`
+	Draw *Draw   `parser:"| @@"`
+	Pow  *PowExp `parser:"| @@ )"`
+}
+
+type Draw struct {
+	Pos  lexer.Position
+	Name string  `parser:"\"~\" @Ident"`
+	Args []*Expr `parser:"\"(\" ( @@ ( \",\" @@ )* )? \")\""`
+}
+
+type PowExp struct {
+	Pos lexer.Position
+	X   *Atom  `parser:"@@"`
+	Exp *Unary `parser:"( \"^\" @@ )?"`
+}
+
+type Atom struct {
+	Pos    lexer.Position
+	Number *string    `parser:"( @Number"`
+	Paren  *Expr      `parser:"| \"(\" @@ \")\""`
+	Agg    *Aggregate `parser:"| @@"`
+	Call   *Call      `parser:"| @@"`
+	Name   *Name      `parser:"| @@ )"`
+}
+
+// Aggregate is `parser:"max j in n (e)"`, `parser:"min …"`, `parser:"sum …"`.
+type Aggregate struct {
+	Pos    lexer.Position
+	Op     string `parser:"@( \"max\" | \"min\" | \"sum\" )"`
+	Var    string `parser:"@Ident \"in\""`
+	NNum   string `parser:"( @Number"`
+	NName  string `parser:"| @Ident"`
+	NParen *Expr  `parser:"| \"(\" @@ \")\" )"`
+	Body   *Expr  `parser:"\"(\" @@ \")\""`
+}
+
+type Call struct {
+	Pos  lexer.Position
+	Func string  `parser:"@Ident"`
+	Args []*Expr `parser:"\"(\" ( @@ ( \",\" @@ )* )? \")\""`
+}
+
+// Name is `parser:"x"`, `parser:"kv[j]"`, `parser:"D[j].kv"`, `parser:"D.produced"`, `parser:"running.count"`.
+type Name struct {
+	Pos   lexer.Position
+	Name  string   `parser:"@Ident"`
+	Index *Expr    `parser:"( \"[\" @@ \"]\" )?"`
+	Path  []string `parser:"( \".\" @Ident )*"`
+}
+
+func (*UseItem) item()      {}
+func (*LetItem) item()      {}
+func (*DefItem) item()      {}
+func (*MainItem) item()     {}
+func (*RunBlock) item()     {}
+func (*StageItem) item()    {}
+func (*PoolItem) item()     {}
+func (*DeviceItem) item()   {}
+func (*EngineItem) item()   {}
+func (*QueueItem) item()    {}
+func (*RelationItem) item() {}
+func (*WorkloadItem) item() {}
+func (*ServerItem) item()   {}
+func (*ShareItem) item()    {}
+func (*GaugeItem) item()    {}
+func (*ClaimItem) item()    {}
+func (*SessionItem) item()  {}
+
+func (*CapOpt) poolOpt()      {}
+func (*BlockOpt) poolOpt()    {}
+func (*EvictOpt) poolOpt()    {}
+func (*PreemptOpt) poolOpt()  {}
+func (*QueueOpt) poolOpt()    {}
+func (*ReserveOpt) poolOpt()  {}
+func (*SpillOpt) poolOpt()    {}
+func (*AdmitViaOpt) poolOpt() {}
+
+func (*TokensCap) engItem()      {}
+func (*GranuleItem) engItem()    {}
+func (*StateItem) engItem()      {}
+func (*ScheduleItem) engItem()   {}
+func (*ExecuteItem) engItem()    {}
+func (*RetiredEngItem) engItem() {}
+func (*EngineCap) engItem()      {}
+
+func (*AdvanceStmt) schedStmt()   {}
+func (*AdmitStmt) schedStmt()     {}
+func (*ExclusiveStmt) schedStmt() {}
+func (*SchedBranch) schedStmt()   {}
+func (*SchedSet) schedStmt()      {}
+
+func (*PoolItem) qItem()   {}
+func (*DeviceItem) qItem() {}
+func (*EngineItem) qItem() {}
+func (*ServeItem) qItem()  {}
+func (*NicItem) qItem()    {}
+func (*EntryItem) qItem()  {}
+
+func (*ArriveItem) workItem()  {}
+func (*TraceItem) workItem()   {}
+func (*HiddenItem) workItem()  {}
+func (*InitItem) workItem()    {}
+func (*TurnItem) workItem()    {}
+func (*SessionItem) workItem() {}
+
+func (*TurnStmt) stmt()     {}
+func (*SetStmt) stmt()      {}
+func (*ObserveStmt) stmt()  {}
+func (*DeclStmt) stmt()     {}
+func (*HoldStmt) stmt()     {}
+func (*GrowStmt) stmt()     {}
+func (*DropStmt) stmt()     {}
+func (*ReleaseStmt) stmt()  {}
+func (*LoadStmt) stmt()     {}
+func (*RunStmt) stmt()      {}
+func (*BranchStmt) stmt()   {}
+func (*WhileStmt) stmt()    {}
+func (*LoopStmt) stmt()     {}
+func (*ForkStmt) stmt()     {}
+func (*JoinStmt) stmt()     {}
+func (*ChooseStmt) stmt()   {}
+func (*EndStmt) stmt()      {}
+func (*MarkStmt) stmt()     {}
+func (*ToolStmt) stmt()     {}
+func (*TransferStmt) stmt() {}
+func (*CallStmt) stmt()     {}
+func (*RetiredStmt) stmt()  {}

@@ -1,0 +1,138 @@
+package lang
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/serq/serq/model"
+)
+
+// Load reads, parses, lowers and checks the program at path. The error is
+// an [ErrorList] (every static error, sorted by position) or a single
+// [*Error].
+func Load(path string, opts Options) (*model.Program, error) {
+	read := opts.ReadFile
+	if read == nil {
+		read = os.ReadFile
+	}
+	src, err := read(path)
+	if err != nil {
+		return nil, &Error{Pos: model.Pos{File: path}, Msg: "cannot read: " + describeIOError(err)}
+	}
+	return LoadSource(path, src, opts)
+}
+
+func describeIOError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// LoadSource is [Load] for a program given as text; its `use` paths are
+// relative to filename's directory.
+func LoadSource(filename string, src []byte, opts Options) (*model.Program, error) {
+	if opts.ReadFile == nil {
+		opts.ReadFile = os.ReadFile
+	}
+	f, err := Parse(filename, src)
+	if err != nil {
+		return nil, err
+	}
+	l := newLowerer(filename, opts)
+	prog := l.program(f)
+	if len(l.errs) > 0 {
+		l.errs.sort()
+		return nil, l.errs.dedupe()
+	}
+	return prog, nil
+}
+
+// ParseExpr checks the syntax of a constant expression given on the
+// command line (`--set name=expr`).
+func ParseExpr(src string) error {
+	_, err := parseExprText("<arg>", src)
+	return err
+}
+
+func parseExprText(name, src string) (*Expr, error) {
+	if strings.TrimSpace(src) == "" {
+		return nil, &Error{Pos: model.Pos{File: name, Line: 1, Col: 1}, Msg: "empty expression"}
+	}
+	e, err := exprParser.ParseString(name, src)
+	if err != nil {
+		return nil, convertParseError(name, err)
+	}
+	return e, nil
+}
+
+// loadUse reads a library named by `use` in file from. It returns nil after
+// reporting an error.
+func (l *lowerer) loadUse(u *UseItem, from string) *File {
+	p := unquote(u.Path)
+	if p == "std/args" {
+		l.usesArgs = true
+		return nil
+	}
+	full := filepath.Join(filepath.Dir(from), filepath.FromSlash(p))
+	if l.used[full] {
+		return nil
+	}
+	l.used[full] = true
+	src, err := l.opts.ReadFile(full)
+	if err != nil && l.opts.Lib != nil && path.Base(path.Dir(p)) == "lib" {
+		if b, err2 := fs.ReadFile(l.opts.Lib, path.Base(p)); err2 == nil {
+			src, err = b, nil
+		}
+	}
+	if err != nil {
+		l.errorf(u.Pos, "cannot read library %q: %s", p, describeIOError(err))
+		return nil
+	}
+	f, perr := Parse(full, src)
+	if perr != nil {
+		l.addErr(perr)
+		return nil
+	}
+	return f
+}
+
+func unquote(s string) string { return strings.Trim(s, `"`) }
+
+func (l *lowerer) errorf(pos lexer.Position, format string, args ...any) *Error {
+	e := &Error{Pos: toPos(pos), Msg: fmt.Sprintf(format, args...)}
+	if e.Pos.File == "" {
+		e.Pos.File = l.file
+	}
+	l.errs = append(l.errs, e)
+	return e
+}
+
+func (l *lowerer) addErr(err error) {
+	var el ErrorList
+	var e *Error
+	switch {
+	case errors.As(err, &el):
+		l.errs = append(l.errs, el...)
+	case errors.As(err, &e):
+		l.errs = append(l.errs, e)
+	default:
+		l.errs = append(l.errs, &Error{Pos: model.Pos{File: l.file}, Msg: err.Error()})
+	}
+}
+
+func parseNumber(s string) (float64, error) {
+	return strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
+}
+
+func isFinite(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }

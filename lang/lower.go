@@ -1,0 +1,506 @@
+package lang
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/serq/serq/model"
+)
+
+// Lowering runs in two phases over the items of `fn main`:
+//
+//  1. Declarations, in source order: constants are folded as they are met
+//     (an input is bound then), defs registered, and every resource
+//     (stage, pool, device, engine, queue, relation) declared with its
+//     constant parameters, so that later code can name any of them.
+//  2. Bodies: engines' schedules and costs, pool keys, the workload, the
+//     server, gauges and claims are lowered with every resource and every
+//     attribute known. Attribute names are collected first from every
+//     `set`, `choose` and `mark`, so a session may read `D.produced`
+//     although the entry that sets it is lowered later.
+//
+// Errors never stop lowering early: each is appended to l.errs and the
+// offending construct is replaced by something harmless, so one run
+// reports them all.
+
+type lowerer struct {
+	file     string
+	opts     Options
+	errs     ErrorList
+	used     map[string]bool
+	usesArgs bool
+	prog     *model.Program
+
+	consts    map[string]float64
+	inputs    map[string]*inputDecl
+	inputList []*inputDecl
+	sets      map[string]Override
+	defs      map[string]*DefItem
+	defSubst  map[string]*Expr
+
+	attrs    map[string]int
+	observes map[string]int
+	gauges   map[string]bool
+
+	stageFams map[string]int
+	poolFams  map[string]int
+	devices   map[string]*deviceDecl
+	engines   map[string]*engineDecl // by stage family name
+	engList   []*engineDecl
+	queues    map[string]*queueDecl
+	qList     []*queueDecl
+	rels      []*relDecl
+
+	workload *WorkloadItem
+	server   *ServerItem
+	gaugeAST []*GaugeItem
+	claimAST []*ClaimItem
+	poolAST  []*poolDecl
+	share    *ShareItem
+
+	toolFam          int
+	leasedFams       map[int]bool
+	serverProgresses bool
+	aggTerms         int
+	forks            bool
+	joins            bool
+}
+
+type inputDecl struct {
+	name, local string
+	def, value  float64
+	pos         lexer.Position
+	bound       bool
+}
+
+type deviceDecl struct {
+	name   string
+	count  int
+	array  bool
+	funcs  map[string]*Resource
+	caps   map[string]float64
+	capPos map[string]lexer.Position
+	pooled map[string]bool
+	engine *engineDecl
+	q      *queueDecl
+	pos    lexer.Position
+}
+
+type engineDecl struct {
+	ast    *EngineItem
+	name   string
+	fam    int
+	dev    *deviceDecl
+	caps   map[string]*EngineCap
+	q      *queueDecl
+	memory int   // pool family, -1
+	admits []int // pool families in declaration order
+	regs   map[string]int
+}
+
+type poolDecl struct {
+	ast *PoolItem
+	fam int
+	q   *queueDecl
+}
+
+type queueDecl struct {
+	ast      *QueueItem
+	name     string
+	count    int
+	array    bool
+	roles    []string
+	stageFam int // engine or serve stage, -1
+	latFam   int // serve latency stage, -1
+	nicFam   int
+	pools    map[string]int // local name -> family
+	dev      *deviceDecl
+	eng      *engineDecl
+	entries  []*EntryItem
+	attrs    map[string]bool
+	leases   string // local pool name its entries lease
+	pull     *relDecl
+	push     *relDecl
+}
+
+type relDecl struct {
+	ast            *RelationItem
+	reader, source *queueDecl
+	kind           string
+	latency        float64
+	latFam         int // poster's latency stage family
+}
+
+func newLowerer(file string, opts Options) *lowerer {
+	l := &lowerer{
+		file: file, opts: opts,
+		used:       map[string]bool{},
+		consts:     map[string]float64{},
+		inputs:     map[string]*inputDecl{},
+		sets:       map[string]Override{},
+		defs:       map[string]*DefItem{},
+		defSubst:   map[string]*Expr{},
+		attrs:      map[string]int{},
+		observes:   map[string]int{},
+		gauges:     map[string]bool{},
+		stageFams:  map[string]int{},
+		poolFams:   map[string]int{},
+		devices:    map[string]*deviceDecl{},
+		engines:    map[string]*engineDecl{},
+		queues:     map[string]*queueDecl{},
+		toolFam:    -1,
+		leasedFams: map[int]bool{},
+	}
+	l.prog = &model.Program{File: file, AutoTTFT: -1, AutoResponse: -1}
+	for _, o := range opts.Sets {
+		l.sets[o.Name] = o
+	}
+	return l
+}
+
+func (l *lowerer) program(f *File) *model.Program {
+	l.used[f.Pos.Filename] = true
+	// Built-in attributes come first, in a fixed order.
+	p := l.prog
+	p.Builtin = model.Builtins{
+		Serial: l.builtinAttr("serial"), TurnNo: l.builtinAttr("turn_no"),
+		Cached: l.builtinAttr("cached"), Computed: l.builtinAttr("computed"),
+		More: l.builtinAttr("more"),
+	}
+	var main *MainItem
+	for _, it := range f.Items {
+		switch it := it.(type) {
+		case *UseItem:
+			l.useLib(it, l.file)
+		case *LetItem:
+			if main != nil {
+				l.errorf(it.Pos, "`let %s` after `fn main`: items after main are refused", it.Name)
+				continue
+			}
+			if it.Arg != nil {
+				l.errorf(it.Pos, "`args.number` binds an input only inside `fn main`")
+				continue
+			}
+			l.constant(it)
+		case *DefItem:
+			if main != nil {
+				l.errorf(it.Pos, "`def %s` after `fn main`: items after main are refused", it.Name)
+				continue
+			}
+			l.def(it)
+		case *MainItem:
+			if main != nil {
+				l.errorf(it.Pos, "a second `fn main`: a program has exactly one")
+				continue
+			}
+			main = it
+		default:
+			if main != nil {
+				l.errorf(itemPos(it), "%s after `fn main`: items after main are refused", itemWord(it))
+			} else {
+				l.errorf(itemPos(it), "%s outside `fn main`: before main a program holds only `use`, `let` and `def`", itemWord(it))
+			}
+		}
+	}
+	if main == nil {
+		l.errs = append(l.errs, &Error{Pos: model.Pos{File: l.file, Line: 1, Col: 1},
+			Msg: "missing `fn main() { … }`: a program's deployment and workload go inside it"})
+		return p
+	}
+	l.declare(main)
+	l.checkSets()
+	l.bodies()
+	return p
+}
+
+func itemPos(it Item) lexer.Position {
+	switch it := it.(type) {
+	case *UseItem:
+		return it.Pos
+	case *LetItem:
+		return it.Pos
+	case *DefItem:
+		return it.Pos
+	case *MainItem:
+		return it.Pos
+	case *RunBlock:
+		return it.Pos
+	case *StageItem:
+		return it.Pos
+	case *PoolItem:
+		return it.Pos
+	case *DeviceItem:
+		return it.Pos
+	case *EngineItem:
+		return it.Pos
+	case *QueueItem:
+		return it.Pos
+	case *WorkloadItem:
+		return it.Pos
+	case *ServerItem:
+		return it.Pos
+	case *ShareItem:
+		return it.Pos
+	case *GaugeItem:
+		return it.Pos
+	case *ClaimItem:
+		return it.Pos
+	case *SessionItem:
+		return it.Pos
+	case *RelationItem:
+		return it.Pos
+	}
+	return lexer.Position{}
+}
+
+func itemWord(it Item) string {
+	switch it := it.(type) {
+	case *StageItem:
+		return "stage `" + it.Name + "`"
+	case *PoolItem:
+		return "pool `" + it.Name + "`"
+	case *DeviceItem:
+		return "device `" + it.Name + "`"
+	case *EngineItem:
+		return "an engine"
+	case *QueueItem:
+		return "queue `" + it.Name + "`"
+	case *WorkloadItem:
+		return "`workload`"
+	case *ServerItem:
+		return "`server`"
+	case *ShareItem:
+		return "`share`"
+	case *GaugeItem:
+		return "gauge `" + it.Name + "`"
+	case *ClaimItem:
+		return "claim `" + it.Name + "`"
+	case *SessionItem:
+		return "`session`"
+	case *RelationItem:
+		return "a relation"
+	case *RunBlock:
+		return "a `run { … }` block"
+	}
+	return "an item"
+}
+
+func (l *lowerer) builtinAttr(name string) int {
+	l.attrs[name] = len(l.prog.Attrs)
+	l.prog.Attrs = append(l.prog.Attrs, model.Attr{Name: name, Builtin: true})
+	return l.attrs[name]
+}
+
+// attr returns the slot of attribute name, creating it.
+func (l *lowerer) attr(name string) int {
+	if s, ok := l.attrs[name]; ok {
+		return s
+	}
+	l.attrs[name] = len(l.prog.Attrs)
+	l.prog.Attrs = append(l.prog.Attrs, model.Attr{Name: name})
+	return l.attrs[name]
+}
+
+func (l *lowerer) useLib(u *UseItem, from string) {
+	f := l.loadUse(u, from)
+	if f == nil {
+		return
+	}
+	for _, it := range f.Items {
+		switch it := it.(type) {
+		case *UseItem:
+			l.useLib(it, f.Pos.Filename)
+		case *DefItem:
+			l.def(it)
+		default:
+			l.errorf(itemPos(it), "a library holds only `def` and `use`, not %s", strings.TrimPrefix(itemWord(it), "a "))
+		}
+	}
+}
+
+// reserved names that a let, def, set or choose may not take.
+var reservedNames = map[string]bool{
+	"now": true, "inf": true, "self": true, "serial": true, "turn_no": true, "cached": true, "computed": true,
+	"waited": true, "size": true, "age": true, "last": true, "waiting": true, "present": true,
+	"decoding": true, "position": true, "admission": true, "remaining": true, "running": true,
+	"batch": true, "demand": true, "served": true,
+}
+
+var funcArity = map[string]int{"min": 2, "max": 2, "abs": 1, "floor": 1, "ceil": 1, "sqrt": 1, "exp": 1, "ln": 1, "pow": 2}
+
+func (l *lowerer) constant(it *LetItem) {
+	if l.nameTaken(it.Pos, it.Name, "a constant") {
+		return
+	}
+	sc := &scope{l: l, mom: momConst}
+	v, _ := l.expr(it.Expr, sc)
+	x, ok := v.IsConst()
+	if !ok {
+		l.errorf(it.Expr.Pos, "`let %s` must be a constant: it reads something that changes", it.Name)
+		x = 0
+	}
+	if math.IsNaN(x) {
+		l.errorf(it.Expr.Pos, "`let %s` is NaN", it.Name)
+		x = 0
+	}
+	if _, isInput := l.sets[it.Name]; isInput {
+		l.errorf(it.Pos, "`%s` is a plain `let` and cannot be set from outside; declare it with `args.number(\"%s\", …)`", it.Name, it.Name)
+		delete(l.sets, it.Name)
+	}
+	l.consts[it.Name] = x
+	l.prog.Consts = append(l.prog.Consts, model.Const{Name: it.Name, Value: model.F64(x)})
+}
+
+func (l *lowerer) input(it *LetItem) {
+	if l.nameTaken(it.Pos, it.Name, "a constant") {
+		return
+	}
+	if !l.usesArgs {
+		l.errorf(it.Arg.Pos, "`args.number` needs `use \"std/args\";`")
+	}
+	name := unquote(it.Arg.Name)
+	if !isIdent(name) {
+		l.errorf(it.Arg.Pos, "input name %q is not an identifier", name)
+	}
+	if prev, dup := l.inputs[name]; dup {
+		l.errorf(it.Arg.Pos, "input %q is declared twice (first at %s)", name, toPos(prev.pos))
+		return
+	}
+	sc := &scope{l: l, mom: momConst}
+	d, _ := l.expr(it.Arg.Default, sc)
+	def, ok := d.IsConst()
+	if !ok {
+		l.errorf(it.Arg.Default.Pos, "the default of input %q must be a constant", name)
+	}
+	if math.IsNaN(def) {
+		l.errorf(it.Arg.Default.Pos, "the default of input %q is NaN", name)
+		def = 0
+	}
+	in := &inputDecl{name: name, local: it.Name, def: def, value: def, pos: it.Pos}
+	if o, ok := l.sets[name]; ok {
+		in.bound = true
+		e, err := parseExprText("--set "+name, o.Expr)
+		if err != nil {
+			l.addErr(err)
+		} else {
+			v, _ := l.expr(e, &scope{l: l, mom: momConst})
+			x, ok := v.IsConst()
+			switch {
+			case !ok:
+				l.errs = append(l.errs, &Error{Pos: model.Pos{File: l.file}, Msg: fmt.Sprintf("input %q: %q is not a constant expression", name, o.Expr)})
+			case math.IsNaN(x):
+				l.errs = append(l.errs, &Error{Pos: model.Pos{File: l.file}, Msg: fmt.Sprintf("input %q: %q is NaN", name, o.Expr)})
+			default:
+				in.value = x
+			}
+		}
+	}
+	l.inputs[name] = in
+	l.inputList = append(l.inputList, in)
+	l.consts[it.Name] = in.value
+	l.prog.Inputs = append(l.prog.Inputs, model.Input{Name: name, Local: it.Name, Default: model.F64(def), Value: model.F64(in.value)})
+	l.prog.Consts = append(l.prog.Consts, model.Const{Name: it.Name, Value: model.F64(in.value)})
+}
+
+// checkSets reports overrides that name no declared input.
+func (l *lowerer) checkSets() {
+	var names []string
+	for _, in := range l.inputList {
+		names = append(names, in.name)
+	}
+	var unknown []string
+	for n := range l.sets {
+		if _, ok := l.inputs[n]; !ok {
+			unknown = append(unknown, n)
+		}
+	}
+	sort.Strings(unknown)
+	for _, n := range unknown {
+		msg := fmt.Sprintf("unknown input `%s`", n)
+		if len(names) == 0 {
+			msg += ": the program declares no inputs"
+		} else {
+			msg += "; the program's inputs are " + strings.Join(names, ", ")
+		}
+		l.errs = append(l.errs, &Error{Pos: model.Pos{File: l.file}, Msg: msg})
+	}
+}
+
+func (l *lowerer) def(it *DefItem) {
+	if it.Retired != nil {
+		l.errorf(it.Pos, "`def %s(…) = e;` is retired: write `def %s(…) { e }`", it.Name, it.Name)
+		return
+	}
+	if reservedNames[it.Name] || funcArity[it.Name] > 0 || isKeyword(it.Name) || it.Name == "cost" {
+		l.errorf(it.Pos, "`%s` cannot name a def: it is a keyword or a built-in", it.Name)
+		return
+	}
+	if _, dup := l.defs[it.Name]; dup {
+		l.errorf(it.Pos, "def `%s` is declared twice", it.Name)
+		return
+	}
+	if _, isConst := l.consts[it.Name]; isConst {
+		l.errorf(it.Pos, "`%s` is a constant and cannot also name a def", it.Name)
+		return
+	}
+	for _, p := range it.Params {
+		if isKeyword(p) {
+			l.errorf(it.Pos, "`%s` is a keyword and cannot name a parameter", p)
+		}
+	}
+	l.defs[it.Name] = it
+}
+
+// nameTaken reports a name already used by a constant, def or reserved word.
+func (l *lowerer) nameTaken(pos lexer.Position, name, what string) bool {
+	switch {
+	case reservedNames[name]:
+		l.errorf(pos, "`%s` is a context variable or built-in and cannot name %s", name, what)
+		return true
+	}
+	if _, ok := l.consts[name]; ok {
+		l.errorf(pos, "`%s` is declared twice", name)
+		return true
+	}
+	if _, ok := l.defs[name]; ok {
+		l.errorf(pos, "`%s` is a def and cannot also name %s", name, what)
+		return true
+	}
+	return false
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (i > 0 && r >= '0' && r <= '9') || r > 127) {
+			return false
+		}
+	}
+	return true
+}
+
+// keywords are the words the grammar gives a meaning to somewhere; a `def`
+// name or parameter may not be one.
+var keywords = strings.Fields(`use let def fn main args number stage fifo ps delay step pool on cap block
+evict lru by preempt none lifo requeue head tail queue reserve held spill via when admit device engine
+tokens granule state schedule execute advance running only admission decode first each at most waiting
+while exclusive prefill branch else set serve latency nic from pull push share maxmin bottleneck workload
+arrive poisson renewal closed batch trace ordered hidden init turn session server gauge claim given every
+some iteration of end Size Cost hold reuse cache lease grow drop release load run growing with loop fork
+join choose in mark tool transfer to`)
+
+var keywordSet = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range keywords {
+		m[k] = true
+	}
+	return m
+}()
+
+func isKeyword(s string) bool { return keywordSet[s] }

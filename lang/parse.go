@@ -1,0 +1,172 @@
+package lang
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/serq/serq/model"
+)
+
+var sqLexer = lexer.MustSimple([]lexer.SimpleRule{
+	{Name: "Comment", Pattern: `//[^\n]*`},
+	{Name: "BlockComment", Pattern: `/\*([^*]|\*+[^*/])*\*+/`},
+	{Name: "Unterminated", Pattern: `/\*`},
+	{Name: "String", Pattern: `"[^"\n]*"`},
+	{Name: "Number", Pattern: `(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9]+)?`},
+	{Name: "Ident", Pattern: `[\p{L}_][\p{L}\p{N}_]*`},
+	{Name: "Punct", Pattern: `<=|>=|==|!=|&&|\|\||[{}()\[\],;:.=~?+\-*/^<>!]`},
+	{Name: "Whitespace", Pattern: `\s+`},
+})
+
+// The grammar needs unbounded lookahead in a few places: `let x =
+// args.number(…)` against an expression, a braced `def` body that is an
+// expression or statements, an entry call against a statement-def use, and
+// retired statements (`prefill (n) growing kv;`) against calls. Alternatives
+// are tried in order and the first that matches wins.
+var parser = participle.MustBuild[File](
+	participle.Lexer(sqLexer),
+	participle.Elide("Comment", "BlockComment", "Whitespace"),
+	participle.UseLookahead(participle.MaxLookahead),
+	participle.Union[Item](&UseItem{}, &LetItem{}, &DefItem{}, &MainItem{}, &RunBlock{},
+		&StageItem{}, &PoolItem{}, &DeviceItem{}, &EngineItem{}, &QueueItem{},
+		&WorkloadItem{}, &ServerItem{}, &ShareItem{}, &GaugeItem{}, &ClaimItem{},
+		&SessionItem{}, &RelationItem{}),
+	participle.Union[PoolOpt](&CapOpt{}, &BlockOpt{}, &EvictOpt{}, &PreemptOpt{}, &QueueOpt{},
+		&ReserveOpt{}, &SpillOpt{}, &AdmitViaOpt{}),
+	participle.Union[EngItem](&TokensCap{}, &GranuleItem{}, &StateItem{}, &ScheduleItem{},
+		&ExecuteItem{}, &RetiredEngItem{}, &EngineCap{}),
+	participle.Union[SchedStmt](&AdvanceStmt{}, &AdmitStmt{}, &ExclusiveStmt{}, &SchedBranch{}, &SchedSet{}),
+	participle.Union[QItem](&PoolItem{}, &DeviceItem{}, &EngineItem{}, &ServeItem{}, &NicItem{}, &EntryItem{}),
+	participle.Union[WorkItem](&ArriveItem{}, &TraceItem{}, &HiddenItem{}, &InitItem{}, &TurnItem{}, &SessionItem{}),
+	participle.Union[Stmt](&TurnStmt{}, &SetStmt{}, &ObserveStmt{}, &DeclStmt{}, &HoldStmt{},
+		&GrowStmt{}, &DropStmt{}, &ReleaseStmt{}, &LoadStmt{}, &RunStmt{}, &BranchStmt{},
+		&WhileStmt{}, &LoopStmt{}, &ForkStmt{}, &JoinStmt{}, &ChooseStmt{}, &EndStmt{},
+		&MarkStmt{}, &ToolStmt{}, &TransferStmt{}, &CallStmt{}, &RetiredStmt{}),
+)
+
+// exprParser parses a lone expression (`--set name=expr`, `--def`).
+var exprParser = participle.MustBuild[Expr](
+	participle.Lexer(sqLexer),
+	participle.Elide("Comment", "BlockComment", "Whitespace"),
+	participle.UseLookahead(participle.MaxLookahead),
+)
+
+// Grammar returns the grammar in EBNF, for a golden file.
+func Grammar() string { return parser.String() }
+
+// retiredWords maps a token of an older dialect, met where the parser
+// expected something else, to the message that names the new form.
+var retiredWords = map[string]string{
+	"keep":    "`keep` is retired: write `cache (…)` after the hold's block",
+	"where":   "`where x = e` is retired: write `at admission (x = e)`",
+	"fit":     "`fit` is retired: write `reserve (…)` after the pool's units",
+	"fits":    "`fits` is retired: write `reserve (…)` after the pool's units",
+	"enter":   "`enter` is retired: write `hold POOL (cost(POOL, n)) { … }`",
+	"request": "`request` is retired: a `turn;` submits the turn to the server, which routes with `gw.route();`",
+	"admit":   "`admit … fit where` is retired: write `hold … at admission (…)`",
+}
+
+// Parse parses one source file. Errors carry positions in filename.
+func Parse(filename string, src []byte) (*File, error) {
+	if len(bytes.TrimSpace(src)) == 0 {
+		return nil, &Error{Pos: model.Pos{File: filename, Line: 1, Col: 1},
+			Msg: "empty program: a program needs `fn main() { … }`"}
+	}
+	if i := bytes.IndexByte(src, 0); i >= 0 || !utf8.Valid(src) {
+		if i < 0 {
+			i = firstInvalidUTF8(src)
+		}
+		p := offsetPos(filename, src, i)
+		return nil, &Error{Pos: p, Msg: fmt.Sprintf("not a text file: byte %d is not UTF-8 text", i)}
+	}
+	if err := scanComments(filename, src); err != nil {
+		return nil, err
+	}
+	f, err := parser.ParseBytes(filename, src)
+	if err != nil {
+		return nil, convertParseError(filename, err)
+	}
+	return f, nil
+}
+
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
+func offsetPos(filename string, src []byte, off int) model.Pos {
+	line, col := 1, 1
+	for _, c := range string(src[:off]) {
+		if c == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return model.Pos{File: filename, Line: line, Col: col}
+}
+
+// scanComments reports an unterminated block comment at its start.
+func scanComments(filename string, src []byte) error {
+	lx, err := sqLexer.Lex(filename, bytes.NewReader(src))
+	if err != nil {
+		return nil // the parser reports lexing errors
+	}
+	unterminated := sqLexer.Symbols()["Unterminated"]
+	for {
+		t, err := lx.Next()
+		if err != nil || t.EOF() {
+			return nil
+		}
+		if t.Type == unterminated {
+			return &Error{Pos: toPos(t.Pos), Msg: "unterminated block comment: `/*` has no closing `*/`"}
+		}
+	}
+}
+
+func toPos(p lexer.Position) model.Pos {
+	return model.Pos{File: p.Filename, Line: p.Line, Col: p.Column}
+}
+
+func convertParseError(filename string, err error) error {
+	var perr participle.Error
+	if !errors.As(err, &perr) {
+		return &Error{Pos: model.Pos{File: filename, Line: 1, Col: 1}, Msg: err.Error()}
+	}
+	pos := toPos(perr.Position())
+	if pos.File == "" {
+		pos.File = filename
+	}
+	msg := perr.Message()
+	var uerr *participle.UnexpectedTokenError
+	if errors.As(err, &uerr) {
+		tok := uerr.Unexpected
+		if m, ok := retiredWords[tok.Value]; ok {
+			return &Error{Pos: pos, Msg: m}
+		}
+		what := fmt.Sprintf("%q", tok.Value)
+		if tok.EOF() {
+			what = "end of file"
+		}
+		msg = "unexpected " + what
+		if uerr.Expect != "" {
+			msg += ", want " + uerr.Expect
+		}
+	} else if strings.HasPrefix(msg, "invalid input text") {
+		msg = "invalid character " + strings.TrimPrefix(msg, "invalid input text ")
+	}
+	return &Error{Pos: pos, Msg: msg}
+}

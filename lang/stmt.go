@@ -1,0 +1,989 @@
+package lang
+
+import (
+	"math"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/serq/serq/model"
+)
+
+func (l *lowerer) block(b *Block, sc *scope) *model.Block {
+	l.prog.Blocks++
+	out := &model.Block{Stmts: []*model.Stmt{}}
+	for _, s := range b.Stmts {
+		out.Stmts = append(out.Stmts, l.stmt(s, sc)...)
+	}
+	return out
+}
+
+func (l *lowerer) stmtsOf(ss []Stmt, sc *scope) []*model.Stmt {
+	var out []*model.Stmt
+	for _, s := range ss {
+		out = append(out, l.stmt(s, sc)...)
+	}
+	return out
+}
+
+func one(s *model.Stmt) []*model.Stmt { return []*model.Stmt{s} }
+
+// value lowers an expression of a statement, recording whether it draws.
+func (l *lowerer) value(e *Expr, sc *scope, draws *bool) (*model.Expr, typ) {
+	c := *sc
+	c.draws = draws
+	if c.mom != momInitTurn {
+		c.mom = momSession
+	}
+	return l.expr(e, &c)
+}
+
+func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
+	if sc.side == sideInitTurn {
+		switch s.(type) {
+		case *SetStmt, *ObserveStmt, *DeclStmt:
+		default:
+			l.errorf(stmtPos(s), "the workload's `init` and `turn` blocks hold only `set`, `observe` and `Size`")
+			return nil
+		}
+	}
+	switch s := s.(type) {
+	case *TurnStmt:
+		switch {
+		case sc.inFork:
+			l.errorf(s.Pos, "a `fork`'s leg may not `turn`")
+		case sc.side != sideClient:
+			l.errorf(s.Pos, "`turn;` belongs in the workload's `session`, not in the server")
+		}
+		return one(&model.Stmt{Op: model.OpTurn, Pos: toPos(s.Pos)})
+	case *SetStmt:
+		return l.set(s.Pos, s.Name, s.Value, sc, false)
+	case *DeclStmt:
+		if s.Kind == "Size" && sc.side != sideInitTurn {
+			l.errorf(s.Pos, "`Size %s` declares a workload quantity: it belongs in the workload's `init` or `turn`", s.Name)
+		}
+		if s.Fields == nil {
+			return l.set(s.Pos, s.Name, s.Value, sc, s.Kind == "Size")
+		}
+		var out []*model.Stmt
+		for _, f := range s.Fields {
+			out = append(out, l.set(f.Pos, s.Name+"."+f.Name, f.Value, sc, false)...)
+		}
+		return out
+	case *ObserveStmt:
+		return l.observe(s, sc)
+	case *HoldStmt:
+		return l.hold(s, sc)
+	case *GrowStmt:
+		return l.poolStmt(model.OpGrow, s.Pos, "grow", s.Pool, s.Amount, sc)
+	case *LoadStmt:
+		return l.poolStmt(model.OpLoad, s.Pos, "load", s.Pool, s.Amount, sc)
+	case *ReleaseStmt:
+		return l.poolStmt(model.OpRelease, s.Pos, "release", s.Pool, nil, sc)
+	case *DropStmt:
+		return l.poolStmt(model.OpDrop, s.Pos, "drop", s.Pool, nil, sc)
+	case *RunStmt:
+		return l.run(s, sc)
+	case *BranchStmt:
+		st := &model.Stmt{Op: model.OpBranch, Pos: toPos(s.Pos)}
+		if s.With {
+			p, _ := l.value(s.Cond, sc, &st.Draws)
+			st.Value = &model.Expr{Op: model.EDraw, Fn: model.DBernoulli, Args: []*model.Expr{p}}
+			st.Draws = true
+		} else {
+			st.Value = l.guard(s.Cond, sc, &st.Draws, "branch")
+		}
+		st.Body = l.block(s.Then, sc)
+		if s.Else != nil {
+			st.Else = l.block(s.Else, sc)
+		}
+		return one(st)
+	case *WhileStmt:
+		st := &model.Stmt{Op: model.OpWhile, Pos: toPos(s.Pos)}
+		st.Value = l.guard(s.Cond, sc, &st.Draws, "while")
+		st.Body = l.block(s.Body, sc)
+		if x, ok := st.Value.IsConst(); !(ok && x == 0) && !l.progresses(st.Body) {
+			l.errorf(s.Pos, "a loop without progress: every path through the body must reach a `run` of work, a `hold` whose body does, or `end`")
+		}
+		return one(st)
+	case *LoopStmt:
+		st := &model.Stmt{Op: model.OpLoop, Pos: toPos(s.Pos)}
+		st.Body = l.block(s.Body, sc)
+		if !l.progresses(st.Body) {
+			l.errorf(s.Pos, "a loop without progress: every path through the body must reach a `run` of work, a `hold` whose body does, or `end`")
+		}
+		return one(st)
+	case *ForkStmt:
+		switch {
+		case sc.inFork:
+			l.errorf(s.Pos, "a `fork`'s leg may not fork")
+		case sc.preempt:
+			l.errorf(s.Pos, "`fork` inside a hold of `%s`, which may preempt it", sc.holds[len(sc.holds)-1].text)
+		}
+		l.forks = true
+		c := sc.child()
+		c.inFork = true
+		c.holds = nil
+		return one(&model.Stmt{Op: model.OpFork, Pos: toPos(s.Pos), Body: l.block(s.Body, c)})
+	case *JoinStmt:
+		if sc.inFork {
+			l.errorf(s.Pos, "a `fork`'s leg may not `join`")
+		}
+		l.joins = true
+		return one(&model.Stmt{Op: model.OpJoin, Pos: toPos(s.Pos)})
+	case *ChooseStmt:
+		return l.choose(s, sc)
+	case *EndStmt:
+		switch {
+		case sc.inFork:
+			l.errorf(s.Pos, "a `fork`'s leg may not `end`")
+		case sc.side == sideEntry:
+			l.errorf(s.Pos, "`end;` ends a session: it belongs in the session or the server, not in an entry")
+		}
+		return one(&model.Stmt{Op: model.OpEnd, Pos: toPos(s.Pos)})
+	case *MarkStmt:
+		if sc.side != sideEntry {
+			l.errorf(s.Pos, "`mark %s;` records a moment of a queue entry: it belongs inside an entry", s.Name)
+			return nil
+		}
+		name := sc.q.name + "." + s.Name
+		return one(&model.Stmt{Op: model.OpSet, Pos: toPos(s.Pos), Slot: l.attr(name),
+			Value: &model.Expr{Op: model.ECtx, Slot: int(model.CtxNow), Name: "now"}})
+	case *ToolStmt:
+		return l.tool(s, sc)
+	case *TransferStmt:
+		return l.transfer(s, sc)
+	case *CallStmt:
+		if s.Verb != "" {
+			return l.entryCall(s, sc)
+		}
+		return l.stmtDef(s, sc)
+	case *RetiredStmt:
+		switch s.Word {
+		case "prefill", "decode":
+			l.errorf(s.Pos, "`%s` is no statement: the mode of a run is written `run E %s (cost(E, n)) growing kv;`", s.Word, s.Word)
+		default:
+			l.errorf(s.Pos, "%s", retiredWords[s.Word])
+		}
+	}
+	return nil
+}
+
+func stmtPos(s Stmt) lexer.Position {
+	switch s := s.(type) {
+	case *TurnStmt:
+		return s.Pos
+	case *SetStmt:
+		return s.Pos
+	case *ObserveStmt:
+		return s.Pos
+	case *DeclStmt:
+		return s.Pos
+	case *HoldStmt:
+		return s.Pos
+	case *GrowStmt:
+		return s.Pos
+	case *DropStmt:
+		return s.Pos
+	case *ReleaseStmt:
+		return s.Pos
+	case *LoadStmt:
+		return s.Pos
+	case *RunStmt:
+		return s.Pos
+	case *BranchStmt:
+		return s.Pos
+	case *WhileStmt:
+		return s.Pos
+	case *LoopStmt:
+		return s.Pos
+	case *ForkStmt:
+		return s.Pos
+	case *JoinStmt:
+		return s.Pos
+	case *ChooseStmt:
+		return s.Pos
+	case *EndStmt:
+		return s.Pos
+	case *MarkStmt:
+		return s.Pos
+	case *ToolStmt:
+		return s.Pos
+	case *TransferStmt:
+		return s.Pos
+	case *CallStmt:
+		return s.Pos
+	case *RetiredStmt:
+		return s.Pos
+	}
+	return lexer.Position{}
+}
+
+// attrName is the attribute a statement in sc assigns when it says name.
+func attrName(sc *scope, name string) string {
+	if sc.side == sideEntry {
+		return sc.q.name + "." + name
+	}
+	return name
+}
+
+func (l *lowerer) set(pos lexer.Position, name string, e *Expr, sc *scope, size bool) []*model.Stmt {
+	switch {
+	case name == "more":
+	case reservedNames[name]:
+		l.errorf(pos, "`%s` is a context variable or built-in: a `set` may not assign it", name)
+		return nil
+	}
+	if _, ok := l.consts[name]; ok {
+		l.errorf(pos, "`%s` is a constant: a name may not be both a `let` and an attribute", name)
+		return nil
+	}
+	full := attrName(sc, name)
+	slot := l.attr(full)
+	a := &l.prog.Attrs[slot]
+	if sc.side == sideInitTurn {
+		a.Size = true
+	} else if a.Size && sc.side == sideServer && !sc.inFork {
+		l.errorf(pos, "`%s` is the workload's (set in `init`/`turn`): the server reads it but may not assign it; assign another attribute", name)
+	}
+	_ = size
+	st := &model.Stmt{Op: model.OpSet, Pos: toPos(pos), Slot: slot}
+	st.Value, _ = l.value(e, sc, &st.Draws)
+	return one(st)
+}
+
+func isTestExpr(e *Expr) bool {
+	if e.Then != nil {
+		return false
+	}
+	if len(e.Cond.Rest) > 0 || len(e.Cond.Left.Rest) > 0 || e.Cond.Left.Left.Op != "" {
+		return true
+	}
+	u := soleUnary(e)
+	switch {
+	case u == nil:
+		return false
+	case u.Op == "!":
+		return true
+	case u.Pow != nil && u.Pow.Exp == nil && u.Pow.X.Paren != nil:
+		return isTestExpr(u.Pow.X.Paren)
+	}
+	return false
+}
+
+func (l *lowerer) observe(s *ObserveStmt, sc *scope) []*model.Stmt {
+	if l.gauges[s.Name] {
+		l.errorf(s.Pos, "`%s` names a gauge already: an observe and a gauge may not share a name", s.Name)
+	}
+	slot, ok := l.observes[s.Name]
+	if !ok {
+		slot = len(l.prog.Observes)
+		l.observes[s.Name] = slot
+		l.prog.Observes = append(l.prog.Observes, s.Name)
+	}
+	st := &model.Stmt{Op: model.OpObserve, Pos: toPos(s.Pos), Slot: slot, Test: isTestExpr(s.Value)}
+	st.Value, _ = l.value(s.Value, sc, &st.Draws)
+	return one(st)
+}
+
+// guard lowers a branch or while guard; a constant one must be 0 or 1.
+func (l *lowerer) guard(e *Expr, sc *scope, draws *bool, what string) *model.Expr {
+	g, _ := l.value(e, sc, draws)
+	if x, ok := g.IsConst(); ok && x != 0 && x != 1 {
+		l.errorf(e.Pos, "the guard of `%s` is %s, not 0 or 1: a draw written as a test? (write `%s with (p)` for a probability)", what, fmtNum(x), "branch")
+	}
+	return g
+}
+
+func (l *lowerer) choose(s *ChooseStmt, sc *scope) []*model.Stmt {
+	if reservedNames[s.Name] {
+		l.errorf(s.Pos, "`%s` is a context variable or built-in: `choose` may not assign it", s.Name)
+		return nil
+	}
+	if _, ok := l.consts[s.Name]; ok {
+		l.errorf(s.Pos, "`%s` is a constant: `choose` needs an attribute", s.Name)
+		return nil
+	}
+	st := &model.Stmt{Op: model.OpChoose, Pos: toPos(s.Pos), Slot: l.attr(attrName(sc, s.Name))}
+	st.N, _ = l.value(s.N, sc, &st.Draws)
+	for _, k := range s.Keys {
+		v, _ := l.value(k, sc, &st.Draws)
+		st.Keys = append(st.Keys, v)
+	}
+	return one(st)
+}
+
+// amount checks a consumer's typed amount: want is the cost type it needs.
+func (l *lowerer) amount(e *Expr, got typ, want typ, what string) {
+	if sameTyp(got, want) {
+		return
+	}
+	if !got.isCost() {
+		err := l.errorf(e.Pos, "%s needs a typed amount, not a bare number", what)
+		err.Hint = "write `" + strings.TrimSuffix(want.String(), ")") + ", " + exprText(e) + ")`"
+		return
+	}
+	l.errorf(e.Pos, "%s needs %s, not %s", what, want, got)
+}
+
+func (l *lowerer) checkAmount(e *Expr, v *model.Expr, what string) {
+	if x, ok := v.IsConst(); ok && (x < 0 || math.IsNaN(x)) {
+		l.errorf(e.Pos, "%s is %s: an amount must be at least 0", what, fmtNum(x))
+	}
+}
+
+func (l *lowerer) refText(r *Ref) string {
+	return refName(r).text()
+}
+
+func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
+	st := &model.Stmt{Op: model.OpHold, Pos: toPos(s.Pos)}
+	hs := sc.child()
+	hs.mom = momAdmit
+	hs.draws = nil
+	var noDraw bool
+	hs.draws = &noDraw
+	type bnd struct {
+		name string
+		b    *binding
+		e    *Expr
+	}
+	var binds []bnd
+	for _, b := range s.Bindings {
+		if reservedNames[b.Name] || hs.vars.lookup(b.Name) != nil {
+			l.errorf(b.Pos, "`%s` cannot name an admission binding: it must be a fresh name", b.Name)
+		}
+		v, t := l.expr(b.Value, hs)
+		bb := &binding{val: v, typ: t, pos: b.Pos}
+		hs.bind(b.Name, bb)
+		binds = append(binds, bnd{b.Name, bb, b.Value})
+	}
+	var held []*heldPool
+	var want typ
+	seen := map[int]bool{}
+	preemptible := false
+	for _, hp := range s.Pools {
+		r, ok := l.resolveRes(refName(hp.Pool), hs, resPool)
+		if !ok {
+			continue
+		}
+		if seen[r.Fam] {
+			l.errorf(hp.Pos, "the hold names pool `%s` twice", l.refText(hp.Pool))
+		}
+		seen[r.Fam] = true
+		want = append(want, r.key)
+		units, ut := l.expr(hp.Units, hs)
+		l.amount(hp.Units, ut, typ{r.key}, "the units of `"+l.refText(hp.Pool)+"`")
+		l.checkAmount(hp.Units, units, "the units of `"+l.refText(hp.Pool)+"`")
+		h := model.HoldPool{Pool: r.ref, Units: units}
+		if hp.Reserve != nil {
+			rv, rt := l.expr(hp.Reserve, hs)
+			l.amount(hp.Reserve, rt, typ{r.key}, "the reserve of `"+l.refText(hp.Pool)+"`")
+			l.checkAmount(hp.Reserve, rv, "the reserve of `"+l.refText(hp.Pool)+"`")
+			h.Reserve = rv
+		}
+		l.neverFits(hp, r, units, h.Reserve)
+		st.Holds = append(st.Holds, h)
+		pool := l.prog.Pools[l.prog.PoolFams[r.Fam].First]
+		if pool.Preempt != model.PreemptNone {
+			preemptible = true
+		}
+		held = append(held, &heldPool{fam: r.Fam, text: l.refText(hp.Pool), key: r.key, ref: r.ref})
+	}
+	if noDraw {
+		l.errorf(s.Pos, "a hold's header may not draw: it is read at each admission attempt")
+	}
+	sortTyp(want)
+	if s.Reuse != nil {
+		if s.Cache == nil {
+			l.errorf(s.Reuse.Pos, "`reuse` needs a `cache` clause: without one the hold does not touch the session's cache")
+		}
+		v, t := l.expr(s.Reuse, hs)
+		l.amount(s.Reuse, t, want, "`reuse`")
+		st.Reuse = v
+	}
+	if s.Cache != nil {
+		cs := hs.child()
+		cs.mom = momSession
+		v, t := l.expr(s.Cache, cs)
+		l.amount(s.Cache, t, want, "`cache`")
+		st.HasCache, st.Cache = true, v
+	}
+	if s.Lease != nil {
+		found := -1
+		text := l.refText(s.Lease)
+		for i, h := range held {
+			if h.text == text {
+				found = i
+			}
+		}
+		if found < 0 {
+			l.errorf(s.Lease.Pos, "`lease %s`: the hold does not take that pool", text)
+		} else {
+			st.Lease = found + 1
+		}
+		ls := hs.child()
+		ls.mom = momSession
+		st.LeaseFor, _ = l.expr(s.LeaseFor, ls)
+	}
+	// The body: admission bindings it reads become attributes set at its top.
+	bs := sc.child()
+	bs.holds = append(append([]*heldPool(nil), sc.holds...), held...)
+	bs.preempt = sc.preempt || preemptible
+	bs.noCache = s.Cache == nil
+	var bodyBinds []*binding
+	for _, b := range binds {
+		bb := &binding{body: true, slot: l.attr(attrName(sc, b.name)), pos: b.b.pos}
+		bs.bind(b.name, bb)
+		bodyBinds = append(bodyBinds, bb)
+	}
+	st.Body = l.block(s.Body, bs)
+	var pre []*model.Stmt
+	for i, bb := range bodyBinds {
+		if !bb.used {
+			continue
+		}
+		if readsLive(binds[i].b.val) {
+			l.errorf(binds[i].e.Pos, "the body reads `%s`, which reads live state at admission: read it in the header only, or `set` it in the body", binds[i].name)
+		}
+		pre = append(pre, &model.Stmt{Op: model.OpSet, Pos: toPos(bb.pos), Slot: bb.slot, Value: binds[i].b.val})
+	}
+	if len(pre) > 0 {
+		st.Body.Stmts = append(pre, st.Body.Stmts...)
+	}
+	if st.Lease > 0 {
+		l.leasedFams[st.Holds[st.Lease-1].Pool.Fam] = true
+	}
+	if preemptible {
+		for _, h := range st.Holds {
+			if h.Pool.Index != nil && readsMoving(h.Pool.Index) {
+				l.errorf(s.Pos, "`%s` may preempt it: a preemptible hold's index may not read the clock or moving state", l.prog.PoolFams[h.Pool.Fam].Name)
+			}
+		}
+	}
+	return one(st)
+}
+
+func sortTyp(t typ) {
+	for i := 1; i < len(t); i++ {
+		for j := i; j > 0 && t[j] < t[j-1]; j-- {
+			t[j], t[j-1] = t[j-1], t[j]
+		}
+	}
+}
+
+// readsLive reports an expression reading pool or stage state, the clock
+// or the session's cache position.
+func readsLive(e *model.Expr) bool {
+	live := false
+	e.Walk(func(x *model.Expr) bool {
+		switch x.Op {
+		case model.EPool, model.EStage, model.EBudget, model.ECtx:
+			live = true
+		}
+		return !live
+	})
+	return live
+}
+
+func readsMoving(e *model.Expr) bool {
+	m := false
+	e.Walk(func(x *model.Expr) bool {
+		switch x.Op {
+		case model.EPool, model.EStage, model.EBudget, model.ECtx:
+			m = true
+		case model.EAttr:
+			if x.Name == "computed" || x.Name == "cached" {
+				m = true
+			}
+		}
+		return !m
+	})
+	return m
+}
+
+// neverFits reports a constant hold above the pool's cap.
+func (l *lowerer) neverFits(hp *HoldPool, r resolved, units, reserve *model.Expr) {
+	pool := l.prog.Pools[l.prog.PoolFams[r.Fam].First]
+	need, ok := units.IsConst()
+	if !ok {
+		return
+	}
+	if reserve != nil {
+		rv, ok := reserve.IsConst()
+		if !ok {
+			return
+		}
+		need = math.Max(need, rv)
+	}
+	if b := float64(pool.Block); b > 0 {
+		need = math.Ceil(need/b) * b
+	}
+	if need > float64(pool.Cap) {
+		l.errorf(hp.Pos, "the hold asks `%s` for %s, above its cap %s: it could never be admitted", pool.Name, fmtNum(need), fmtNum(float64(pool.Cap)))
+	}
+}
+
+// enclosing finds the innermost hold of the reference as written.
+func (sc *scope) enclosing(text string) *heldPool {
+	for i := len(sc.holds) - 1; i >= 0; i-- {
+		if sc.holds[i].text == text {
+			return sc.holds[i]
+		}
+	}
+	return nil
+}
+
+func (l *lowerer) poolStmt(op model.Op, pos lexer.Position, word string, ref *Ref, amount *Expr, sc *scope) []*model.Stmt {
+	r, ok := l.resolveRes(refName(ref), sc, resPool)
+	if !ok {
+		return nil
+	}
+	text := l.refText(ref)
+	st := &model.Stmt{Op: op, Pos: toPos(pos)}
+	st.Pool = &r.ref
+	if op != model.OpDrop && sc.enclosing(text) == nil {
+		sameFam := false
+		for _, h := range sc.holds {
+			sameFam = sameFam || h.fam == r.Fam
+		}
+		switch {
+		case sameFam:
+			l.errorf(pos, "`%s %s` names the pool differently from its hold: name it as the hold does, index included", word, text)
+		case op == model.OpRelease && l.isLeased(r.Fam):
+		default:
+			l.errorf(pos, "`%s %s` outside a hold of `%s`", word, text, text)
+		}
+		if op == model.OpGrow && l.isLeased(r.Fam) && !sameFam {
+			l.errs[len(l.errs)-1].Msg += ": it acts on an enclosing hold's allocation (a lease is not a hold)"
+		}
+	}
+	if amount != nil {
+		v, t := l.value(amount, sc, &st.Draws)
+		l.amount(amount, t, typ{r.key}, "`"+word+" "+text+"`")
+		l.checkAmount(amount, v, "`"+word+" "+text+"`")
+		st.Value = v
+	}
+	return one(st)
+}
+
+// isLeased reports whether some hold of the program leases the family.
+func (l *lowerer) isLeased(fam int) bool { return l.leasedFams[fam] }
+
+func (l *lowerer) run(s *RunStmt, sc *scope) []*model.Stmt {
+	st := &model.Stmt{Op: model.OpRun, Pos: toPos(s.Pos)}
+	var want typ
+	if len(s.Stages) == 0 {
+		if sc.side != sideEntry || sc.q.stageFam < 0 {
+			l.errorf(s.Pos, "`run (w);` runs on the queue's own stage: it belongs in a queue entry")
+			return nil
+		}
+		r, _, _ := l.member(sc.q.stageFam, sc.self, resStage)
+		st.Stages = append(st.Stages, r.ref)
+		want = typ{r.key}
+	}
+	for _, ref := range s.Stages {
+		r, ok := l.resolveRes(refName(ref), sc, resStage)
+		if !ok {
+			return nil
+		}
+		st.Stages = append(st.Stages, r.ref)
+		want = append(want, r.key)
+	}
+	sortTyp(want)
+	first := l.prog.Stages[l.prog.StageFams[st.Stages[0].Fam].First]
+	switch {
+	case len(st.Stages) > 1:
+		if s.Mode != "" || s.Growing != nil {
+			l.errorf(s.Pos, "a run over several stages is a flow: it takes no mode and no `growing`")
+		}
+		if l.prog.Share == "" {
+			l.errorf(s.Pos, "a run over several stages needs the program's `share maxmin;` or `share bottleneck;`")
+		}
+		seen := map[int]bool{}
+		for _, r := range st.Stages {
+			fam := l.prog.StageFams[r.Fam]
+			sg := l.prog.Stages[fam.First]
+			if sg.Kind != model.PS || !sg.PhiConst {
+				l.errorf(s.Pos, "stage `%s` of a flow must be `ps(φ)` with a constant φ", fam.Name)
+			}
+			if seen[r.Fam] {
+				l.errorf(s.Pos, "a flow names stage `%s` twice", fam.Name)
+			}
+			seen[r.Fam] = true
+		}
+		l.markShared(st.Stages)
+	case first.Kind == model.Step:
+		switch s.Mode {
+		case "prefill":
+			st.Mode = model.ModePrefill
+		case "decode":
+			st.Mode = model.ModeDecode
+		default:
+			l.errorf(s.Pos, "a run on engine `%s` needs a mode: `run %s prefill (…)` or `run %s decode (…)`", first.Name, first.Name, first.Name)
+		}
+	default:
+		if s.Mode != "" {
+			l.errorf(s.Pos, "`%s` is a %s stage: a mode is only for engines", first.Name, first.Kind)
+		}
+		if s.Growing != nil {
+			l.errorf(s.Pos, "`growing` is only for runs on an engine")
+		}
+	}
+	work, wt := l.value(s.Work, sc, &st.Draws)
+	l.amount(s.Work, wt, want, "the work of `run`")
+	l.checkAmount(s.Work, work, "the work of `run`")
+	st.Value = work
+	if s.Growing != nil && first.Kind == model.Step {
+		r, ok := l.resolveRes(refName(s.Growing), sc, resPool)
+		if ok {
+			if sc.enclosing(l.refText(s.Growing)) == nil {
+				l.errorf(s.Growing.Pos, "`growing %s` outside a hold of `%s`", l.refText(s.Growing), l.refText(s.Growing))
+			}
+			st.Growing = &r.ref
+		}
+	}
+	return one(st)
+}
+
+func (l *lowerer) markShared(refs []model.Ref) {
+	for _, r := range refs {
+		f := l.prog.StageFams[r.Fam]
+		for i := f.First; i < f.First+f.Count; i++ {
+			l.prog.Stages[i].Shared = true
+		}
+	}
+}
+
+func (l *lowerer) tool(s *ToolStmt, sc *scope) []*model.Stmt {
+	st := &model.Stmt{Op: model.OpRun, Pos: toPos(s.Pos)}
+	switch {
+	case len(s.On) > 0:
+		for _, ref := range s.On {
+			r, ok := l.resolveRes(refName(ref), sc, resStage)
+			if !ok {
+				return nil
+			}
+			st.Stages = append(st.Stages, r.ref)
+		}
+		if len(st.Stages) > 1 {
+			l.markShared(st.Stages)
+		}
+	default:
+		fam := l.toolFam
+		if fam < 0 {
+			fam = l.implicitTool()
+		}
+		f := l.prog.StageFams[fam]
+		var idx *model.Expr
+		if s.Index != nil {
+			if !f.Array {
+				l.errorf(s.Pos, "stage `tool` is no array: write `tool (…);`")
+			}
+			idx = l.index(&Name{Pos: s.Pos, Name: "tool", Index: s.Index}, sc, f.Count)
+		} else if f.Array {
+			l.errorf(s.Pos, "stage `tool` is an array of %d: write `tool[i] (…);`", f.Count)
+		}
+		st.Stages = []model.Ref{{Fam: fam, Index: idx}}
+	}
+	if l.prog.Stages[l.prog.StageFams[st.Stages[0].Fam].First].Kind == model.Step {
+		l.errorf(s.Pos, "`tool` runs on a plain stage, not on an engine")
+	}
+	v, t := l.value(s.Amount, sc, &st.Draws)
+	if t.isCost() {
+		l.errorf(s.Amount.Pos, "`tool` converts a plain quantity itself: pass a number, not %s", t)
+	}
+	l.checkAmount(s.Amount, v, "the time of `tool`")
+	st.Value = v
+	if s.Growing != nil {
+		l.errorf(s.Growing.Pos, "`growing` is only for runs on an engine")
+	}
+	return one(st)
+}
+
+func (l *lowerer) transfer(s *TransferStmt, sc *scope) []*model.Stmt {
+	pos := toPos(s.Pos)
+	var out []*model.Stmt
+	var draws bool
+	amount, t := l.value(s.Amount, sc, &draws)
+	if t.isCost() {
+		l.errorf(s.Amount.Pos, "`transfer` converts a plain quantity itself: pass a number, not %s", t)
+	}
+	l.checkAmount(s.Amount, amount, "the amount of `transfer`")
+	switch {
+	case sc.side == sideEntry && sc.from != nil && s.Index == nil && len(s.On) == 0 && (sc.q.pull != nil || sc.q.push != nil):
+		rel := sc.q.pull
+		if rel == nil {
+			rel = sc.q.push
+		}
+		if rel.source != sc.from.q {
+			l.errorf(s.Pos, "queue `%s` reads from `%s`, not from `%s`", sc.q.name, rel.source.name, sc.from.q.name)
+			return nil
+		}
+		latIdx := sc.self
+		if rel.kind == "push" {
+			latIdx = sc.from.idx
+		}
+		out = append(out, &model.Stmt{Op: model.OpRun, Pos: pos, Stages: []model.Ref{{Fam: rel.latFam, Index: latIdx}},
+			Value: model.Num(rel.latency)})
+		flow := []model.Ref{{Fam: rel.source.nicFam, Index: sc.from.idx}, {Fam: rel.reader.nicFam, Index: sc.self}}
+		l.markShared(flow)
+		out = append(out, &model.Stmt{Op: model.OpRun, Pos: pos, Stages: flow, Value: amount, Draws: draws})
+	case sc.side == sideEntry && sc.from != nil && s.Index == nil && len(s.On) == 0:
+		l.errorf(s.Pos, "a bare `transfer` in queue `%s`, which pulls from nothing: declare `%s pull %s latency x share maxmin;`", sc.q.name, sc.q.name, sc.from.q.name)
+		return nil
+	case len(s.On) > 0:
+		var refs []model.Ref
+		for _, ref := range s.On {
+			r, ok := l.resolveRes(refName(ref), sc, resStage)
+			if !ok {
+				return nil
+			}
+			refs = append(refs, r.ref)
+			if lat, ok := l.stageFams[l.prog.StageFams[r.Fam].Name+".latency"]; ok {
+				out = append(out, &model.Stmt{Op: model.OpRun, Pos: pos, Stages: []model.Ref{{Fam: lat, Index: r.ref.Index}}, Value: l.serveLatency(r.Fam)})
+			}
+		}
+		if len(refs) > 1 {
+			l.markShared(refs)
+		}
+		out = append(out, &model.Stmt{Op: model.OpRun, Pos: pos, Stages: refs, Value: amount, Draws: draws})
+	default:
+		fam := -1
+		n := 0
+		for _, name := range []string{"link", "transfer"} {
+			if f, ok := l.stageFams[name]; ok {
+				fam = f
+				n++
+			}
+		}
+		if n != 1 {
+			l.errorf(s.Pos, "`transfer` without `on` runs on the stage named `link` or `transfer`: the program declares %s", map[bool]string{true: "both", false: "neither"}[n == 2])
+			return nil
+		}
+		f := l.prog.StageFams[fam]
+		var idx *model.Expr
+		if s.Index != nil {
+			idx = l.index(&Name{Pos: s.Pos, Name: f.Name, Index: s.Index}, sc, f.Count)
+		}
+		out = append(out, &model.Stmt{Op: model.OpRun, Pos: pos, Stages: []model.Ref{{Fam: fam, Index: idx}}, Value: amount, Draws: draws})
+	}
+	// load the destination, release the source
+	to := refName(s.To)
+	rt, ok := l.resolveRes(to, sc, resPool)
+	if !ok {
+		return nil
+	}
+	if sc.enclosing(l.refText(s.To)) == nil {
+		l.errorf(s.To.Pos, "`transfer … to %s` outside a hold of `%s`: the destination's hold must cover the tokens", l.refText(s.To), l.refText(s.To))
+	}
+	var ld bool
+	n, nt := l.value(s.Load, sc, &ld)
+	if nt.isCost() {
+		l.errorf(s.Load.Pos, "`transfer` converts a plain quantity itself: pass a number, not %s", nt)
+	}
+	l.checkAmount(s.Load, n, "the tokens a `transfer` loads")
+	out = append(out, &model.Stmt{Op: model.OpLoad, Pos: pos, Pool: &rt.ref, Value: n, Draws: ld})
+	rf, ok := l.resolveRes(refName(s.From), sc, resPool)
+	if !ok {
+		return nil
+	}
+	if sc.enclosing(l.refText(s.From)) == nil && !l.isLeased(rf.Fam) {
+		l.errorf(s.From.Pos, "`transfer from %s`: nothing holds or leases `%s`", l.refText(s.From), l.refText(s.From))
+	}
+	out = append(out, &model.Stmt{Op: model.OpRelease, Pos: pos, Pool: &rf.ref})
+	return out
+}
+
+func (l *lowerer) serveLatency(fam int) *model.Expr {
+	name := l.prog.StageFams[fam].Name
+	if q, ok := l.queues[name]; ok {
+		for _, it := range q.ast.Items {
+			if s, ok := it.(*ServeItem); ok && s.Latency != nil {
+				v, _ := l.constValue(s.Latency, "a serve latency")
+				return model.Num(v)
+			}
+		}
+	}
+	return model.Num(0)
+}
+
+func (l *lowerer) entryCall(s *CallStmt, sc *scope) []*model.Stmt {
+	switch sc.side {
+	case sideClient:
+		l.errorf(s.Pos, "`%s.%s(…)` belongs in the server: a session's statements run on the client", s.Queue, s.Verb)
+		return nil
+	case sideInitTurn:
+		return nil
+	}
+	q, ok := l.queues[s.Queue]
+	if !ok {
+		l.errorf(s.Pos, "`%s` is no queue%s", s.Queue, didYouMean(s.Queue, sortedKeys(l.queues)))
+		return nil
+	}
+	var entry *EntryItem
+	for _, e := range q.entries {
+		if e.Verb == s.Verb && (e.From != "") == (s.From != nil) {
+			entry = e
+		}
+	}
+	if entry == nil {
+		form := ""
+		if s.From != nil {
+			form = " … from"
+		}
+		l.errorf(s.Pos, "queue `%s` has no entry `%s%s`", q.name, s.Verb, form)
+		return nil
+	}
+	if sc.depth > 16 {
+		l.errorf(s.Pos, "entry calls nest too deeply")
+		return nil
+	}
+	var idx *model.Expr
+	switch {
+	case s.Index != nil:
+		if !q.array && q.count == 1 && roleIs(q, "gateway") {
+			l.errorf(s.Pos, "gateway `%s` is no family: write `%s.%s(…)`", q.name, q.name, s.Verb)
+		}
+		idx = l.index(&Name{Pos: s.Pos, Name: q.name, Index: s.Index}, sc, q.count)
+	case q.count == 1:
+		idx = model.Num(0)
+	default:
+		l.errorf(s.Pos, "`%s` is a family of %d: write `%s[i].%s(…)`", q.name, q.count, q.name, s.Verb)
+		idx = model.Num(0)
+	}
+	if len(s.Args) != len(entry.Params) {
+		l.errorf(s.Pos, "entry `%s.%s` takes %d argument(s), not %d", q.name, s.Verb, len(entry.Params), len(s.Args))
+		return nil
+	}
+	es := sc.child()
+	es.depth++
+	es.vars = &vars{m: map[string]*binding{}}
+	for i, p := range entry.Params {
+		if argDraws(s.Args[i]) {
+			l.errorf(s.Args[i].Pos, "an entry's arguments may not draw")
+		}
+		v, t := l.value(s.Args[i], sc, nil)
+		es.bind(p, &binding{val: v, typ: t})
+	}
+	gateway := roleIs(q, "gateway")
+	if gateway {
+		es.side = sideServer
+		es.q = nil
+		es.self = nil
+		es.from = nil
+	} else {
+		es.side = sideEntry
+		es.q = q
+		es.self = idx
+		es.entry = entry
+		es.from = nil
+	}
+	if s.From != nil {
+		src, ok := l.queues[s.From.Name]
+		switch {
+		case !ok:
+			l.errorf(s.From.Pos, "`from %s`: `%s` is no queue", l.refText(s.From), s.From.Name)
+			return nil
+		case src.leases == "":
+			l.errorf(s.From.Pos, "`from %s`: every entry of `%s` must lease a pool on every path", l.refText(s.From), src.name)
+			return nil
+		}
+		rel := q.pull
+		if rel == nil {
+			rel = q.push
+		}
+		if rel != nil && rel.source != src {
+			l.errorf(s.From.Pos, "an entry of `%s` is called `from %s`, but `%s` reads from `%s`", q.name, src.name, q.name, rel.source.name)
+		}
+		var sidx *model.Expr
+		switch {
+		case s.From.Index != nil:
+			sidx = l.index(refName(s.From), sc, src.count)
+		case src.count == 1:
+			sidx = model.Num(0)
+		default:
+			l.errorf(s.From.Pos, "`%s` is a family of %d: write `from %s[i]`", src.name, src.count, src.name)
+			sidx = model.Num(0)
+		}
+		es.from = &fromInfo{name: entry.From, q: src, idx: sidx}
+	}
+	out := l.stmtsOf(entry.Body.Stmts, es)
+	l.prog.Blocks++
+	return out
+}
+
+func roleIs(q *queueDecl, role string) bool {
+	for _, r := range q.roles {
+		if r == role {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *lowerer) stmtDef(s *CallStmt, sc *scope) []*model.Stmt {
+	d, ok := l.defs[s.Queue]
+	if !ok {
+		if s.Queue == "prefill" || s.Queue == "decode" {
+			l.errorf(s.Pos, "`%s` is no statement: the mode of a run is written `run E %s (cost(E, n)) growing kv;`", s.Queue, s.Queue)
+			return nil
+		}
+		l.errorf(s.Pos, "undefined statement `%s(…)`%s", s.Queue, didYouMean(s.Queue, sortedKeys(l.defs)))
+		return nil
+	}
+	if d.Expr != nil {
+		l.errorf(s.Pos, "def `%s` is an expression: use its value, e.g. `set x = %s(…);`", d.Name, d.Name)
+		return nil
+	}
+	if s.From != nil || s.To != nil {
+		l.errorf(s.Pos, "a statement def takes no `from`/`to`")
+	}
+	if len(s.Args) != len(d.Params) {
+		l.errorf(s.Pos, "def `%s` takes %d argument(s), not %d", d.Name, len(d.Params), len(s.Args))
+		return nil
+	}
+	for _, n := range sc.defStack {
+		if n == d.Name {
+			l.errorf(s.Pos, "def `%s` uses itself: no recursion", d.Name)
+			return nil
+		}
+	}
+	inner := sc.child()
+	inner.depth++
+	inner.defStack = append(append([]string(nil), sc.defStack...), d.Name)
+	for i, p := range d.Params {
+		inner.bind(p, &binding{ast: s.Args[i], sc: sc, pos: s.Args[i].Pos})
+	}
+	return l.stmtsOf(d.Stmts, inner)
+}
+
+// progresses reports whether every path through b reaches a run of
+// non-zero work, a hold whose body does, or `end`.
+func (l *lowerer) progresses(b *model.Block) bool {
+	for _, s := range b.Stmts {
+		if l.stmtProgresses(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *lowerer) stmtProgresses(s *model.Stmt) bool {
+	switch s.Op {
+	case model.OpRun:
+		x, ok := s.Value.IsConst()
+		return !ok || x > 0
+	case model.OpHold:
+		return l.progresses(s.Body)
+	case model.OpEnd:
+		return true
+	case model.OpTurn:
+		return l.serverProgresses
+	case model.OpBranch:
+		return l.progresses(s.Body) && s.Else != nil && l.progresses(s.Else)
+	case model.OpLoop:
+		return l.progresses(s.Body)
+	}
+	return false
+}

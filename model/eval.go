@@ -1,0 +1,79 @@
+package model
+
+import "math"
+
+// EvalOp applies a pure operator to evaluated operands. The constant folder
+// and the interpreter share it, so a folded constant and a computed value
+// never differ.
+func EvalOp(op ExprOp, v []float64) float64 {
+	switch op {
+	case ENeg:
+		return -v[0]
+	case ENot:
+		return b2f(v[0] == 0)
+	case EAdd:
+		return v[0] + v[1]
+	case ESub:
+		return v[0] - v[1]
+	case EMul:
+		return v[0] * v[1]
+	case EDiv:
+		return v[0] / v[1]
+	case EPow:
+		return math.Pow(v[0], v[1])
+	case ELt:
+		return b2f(v[0] < v[1])
+	case ELe:
+		return b2f(v[0] <= v[1])
+	case EGt:
+		return b2f(v[0] > v[1])
+	case EGe:
+		return b2f(v[0] >= v[1])
+	case EEq:
+		return b2f(v[0] == v[1])
+	case ENe:
+		return b2f(v[0] != v[1])
+	case EAnd:
+		return b2f(v[0] != 0 && v[1] != 0)
+	case EOr:
+		return b2f(v[0] != 0 || v[1] != 0)
+	case ECond:
+		if v[0] != 0 {
+			return v[1]
+		}
+		return v[2]
+	}
+	panic("model: EvalOp of " + op.String())
+}
+
+// EvalFunc applies a pure function.
+func EvalFunc(f Func, v []float64) float64 {
+	switch f {
+	case FMin:
+		return math.Min(v[0], v[1])
+	case FMax:
+		return math.Max(v[0], v[1])
+	case FAbs:
+		return math.Abs(v[0])
+	case FFloor:
+		return math.Floor(v[0])
+	case FCeil:
+		return math.Ceil(v[0])
+	case FSqrt:
+		return math.Sqrt(v[0])
+	case FExp:
+		return math.Exp(v[0])
+	case FLn:
+		return math.Log(v[0])
+	case FPow:
+		return math.Pow(v[0], v[1])
+	}
+	panic("model: EvalFunc of " + f.String())
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

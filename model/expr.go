@@ -1,0 +1,205 @@
+package model
+
+import (
+	"math"
+	"strconv"
+)
+
+// ExprOp is an expression node kind.
+type ExprOp int
+
+const (
+	ENum  ExprOp = iota // Num
+	EAttr               // session attribute Slot
+	ECtx                // context variable Slot (a Ctx value)
+	EReg                // engine register Slot of engine stage Ref
+	ENeg                // -Args[0]
+	ENot                // !Args[0]
+	EAdd
+	ESub
+	EMul
+	EDiv
+	EPow
+	ELt
+	ELe
+	EGt
+	EGe
+	EEq
+	ENe
+	EAnd    // short-circuit
+	EOr     // short-circuit
+	ECond   // Args[0] ? Args[1] : Args[2], lazy
+	EFunc   // pure function Fn over Args
+	EDraw   // distribution Fn over Args
+	EStage  // stage observable Fn of Ref
+	EPool   // pool observable Fn of Ref
+	EBudget // budget_left(Ref), Ref an engine's stage
+)
+
+var exprOpNames = [...]string{"num", "attr", "ctx", "reg", "neg", "not", "+", "-", "*", "/", "^",
+	"<", "<=", ">", ">=", "==", "!=", "&&", "||", "?:", "func", "draw", "stage", "pool", "budget_left"}
+
+func (o ExprOp) String() string { return exprOpNames[o] }
+
+func (o ExprOp) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
+// Func identifies a pure function, a distribution or an observable.
+type Func int
+
+const (
+	FMin Func = iota
+	FMax
+	FAbs
+	FFloor
+	FCeil
+	FSqrt
+	FExp
+	FLn
+	FPow
+
+	DExp
+	DDet
+	DUniform
+	DErlang
+	DH2
+	DBernoulli
+
+	SQueue
+	SBusy
+	SWork
+	SEstLambda
+	SEstRho
+	SEstWait
+
+	PUsed
+	PFree
+	PCachedIn
+	PHolders
+	PQueued
+)
+
+var funcNames = [...]string{"min", "max", "abs", "floor", "ceil", "sqrt", "exp", "ln", "pow",
+	"exp", "det", "uniform", "erlang", "h2", "bernoulli",
+	"queue", "busy", "work", "est_lambda", "est_rho", "est_wait",
+	"used", "free", "cachedin", "holders", "queued"}
+
+func (f Func) String() string { return funcNames[f] }
+
+func (f Func) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+
+// Ctx is a context variable.
+type Ctx int
+
+const (
+	CtxNow Ctx = iota
+	CtxWaited
+	CtxSize
+	CtxAge
+	CtxLast
+	CtxWaiting
+	CtxPresent
+	CtxDecoding
+	CtxPosition
+	CtxAdmission
+	CtxRemaining
+	CtxRunningCount
+	CtxRunningDecoding
+	CtxRunningKVDecode
+	CtxRunningKVPrefill
+	CtxRunningPreempted
+	CtxWaitingCount
+	CtxWaitingAdmitted
+	CtxBatchTokens
+	CtxBatchPrefilled
+	CtxBatchDecoding
+	CtxBatchKVDecode
+	CtxBatchKVPrefill
+	CtxBatchAttention
+	CtxDemand
+	CtxServed
+	NumCtx
+)
+
+// CtxNames are the source spellings of the context variables.
+var CtxNames = [...]string{"now", "waited", "size", "age", "last", "waiting", "present", "decoding",
+	"position", "admission", "remaining", "running.count", "running.decoding", "running.kv_decode",
+	"running.kv_prefill", "running.preempted", "waiting.count", "waiting.admitted", "batch.tokens",
+	"batch.prefilled", "batch.decoding", "batch.kv_decode", "batch.kv_prefill", "batch.attention",
+	"demand", "served"}
+
+func (c Ctx) String() string { return CtxNames[c] }
+
+// Expr is an expression node.
+type Expr struct {
+	Op   ExprOp  `json:"op"`
+	Num  float64 `json:"-"`
+	Slot int     `json:"slot,omitempty"`
+	Fn   Func    `json:"fn,omitempty"`
+	Ref  *Ref    `json:"ref,omitempty"`
+	Args []*Expr `json:"args,omitempty"`
+	Name string  `json:"name,omitempty"` // the source name, for reading the IR
+}
+
+// MarshalJSON prints numbers in the shortest round-trip form and non-finite
+// values as strings, which encoding/json cannot do for float fields.
+func (e *Expr) MarshalJSON() ([]byte, error) {
+	type plain Expr
+	b, err := jsonMarshal((*plain)(e))
+	if err != nil || e.Op != ENum {
+		return b, err
+	}
+	// Splice "num":… in after the opening brace.
+	num := formatNum(e.Num)
+	out := make([]byte, 0, len(b)+len(num)+8)
+	out = append(out, '{')
+	out = append(out, `"num":`...)
+	out = append(out, num...)
+	if len(b) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, b[1:]...)
+	return out, nil
+}
+
+func formatNum(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return `"NaN"`
+	case math.IsInf(x, 1):
+		return `"inf"`
+	case math.IsInf(x, -1):
+		return `"-inf"`
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// Num returns a constant expression.
+func Num(x float64) *Expr { return &Expr{Op: ENum, Num: x} }
+
+// IsConst reports whether e is a constant and its value.
+func (e *Expr) IsConst() (float64, bool) {
+	if e != nil && e.Op == ENum {
+		return e.Num, true
+	}
+	return 0, false
+}
+
+// Walk calls f on e and every sub-expression, depth first, stopping early
+// when f returns false.
+func (e *Expr) Walk(f func(*Expr) bool) bool {
+	if e == nil {
+		return true
+	}
+	if !f(e) {
+		return false
+	}
+	if e.Ref != nil && !e.Ref.Index.Walk(f) {
+		return false
+	}
+	for _, a := range e.Args {
+		if !a.Walk(f) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,318 @@
+// Package model is the lowered serQ program: pure data that the interpreter
+// executes and `serq ir` prints as JSON.
+//
+// The front end (package lang) produces a [Program] in which everything a
+// run needs is resolved ahead of time:
+//
+//   - constants are folded, `args.number` inputs bound, `def`s expanded,
+//     aggregates (`max k in ND (…)`) unrolled and `cost(…)` erased (its
+//     typing is a static check only);
+//   - families (`stage s[N]`, `pool kv[N]`, queue members `D[j]`) are
+//     expanded into members stored contiguously, so a reference is a family
+//     plus an index expression and the member is First+index;
+//   - names are slots: a session attribute is an index into the session's
+//     attribute vector, an observe an index into [Program.Observes];
+//   - queue entry calls are inlined at their call sites, `mark` is a `set`
+//     of the clock, `tool` and `transfer` are lowered to the kernel
+//     statements they stand for, and each source `turn;` runs the server
+//     block ([Program.Server]) as its body;
+//   - engines are step stages with their schedule, budget and cost
+//     expressions, the device's time functions inlined.
+//
+// Nothing here refers to the syntax tree or does I/O; every type marshals to
+// JSON with encoding/json, which is what `serq ir` prints.
+package model
+
+import "fmt"
+
+// Pos is a source position. Line and Col are 1-based; 0 means unknown.
+type Pos struct {
+	File string `json:"file,omitempty"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+}
+
+func (p Pos) String() string {
+	if p.File == "" {
+		return fmt.Sprintf("%d:%d", p.Line, p.Col)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Program is a lowered serQ program.
+type Program struct {
+	File     string   `json:"file"`
+	Inputs   []Input  `json:"inputs"`   // args.number inputs as bound
+	Consts   []Const  `json:"consts"`   // folded constants, for reading the IR
+	Attrs    []Attr   `json:"attrs"`    // session attribute slots
+	Observes []string `json:"observes"` // observe names in declaration order
+
+	StageFams []Family   `json:"stage_families"`
+	Stages    []Stage    `json:"stages"`
+	PoolFams  []Family   `json:"pool_families"`
+	Pools     []Pool     `json:"pools"`
+	Engines   []Engine   `json:"engines"` // one per step stage member
+	Queues    []Queue    `json:"queues"`
+	Relations []Relation `json:"relations"`
+	Share     string     `json:"share,omitempty"` // "maxmin" or "bottleneck" when some run is a flow
+
+	Workload Workload `json:"workload"`
+	Server   *Block   `json:"server"` // run at every `turn;`; nil with no server
+
+	Gauges []Gauge `json:"gauges"`
+	Claims []Claim `json:"claims,omitempty"`
+
+	// Built-in attribute slots, for the interpreter.
+	Builtin Builtins `json:"builtins"`
+	// Automatic observes (DEVELOPERS.md decision 3): -1 when the program
+	// observes the name itself.
+	AutoTTFT     int `json:"auto_ttft"`
+	AutoResponse int `json:"auto_response"`
+
+	Blocks int `json:"blocks"` // number of blocks, for `serq check`
+}
+
+// Builtins are the slots of the built-in attributes.
+type Builtins struct {
+	Serial   int `json:"serial"`
+	TurnNo   int `json:"turn_no"`
+	Cached   int `json:"cached"`
+	Computed int `json:"computed"`
+	More     int `json:"more"`
+}
+
+// Input is a bound `args.number` input.
+type Input struct {
+	Name    string `json:"name"`
+	Local   string `json:"local"`
+	Default F64    `json:"default"`
+	Value   F64    `json:"value"`
+}
+
+// Const is a folded constant.
+type Const struct {
+	Name  string `json:"name"`
+	Value F64    `json:"value"`
+}
+
+// Attr is a session attribute slot.
+type Attr struct {
+	Name    string `json:"name"`
+	Hidden  bool   `json:"hidden,omitempty"`
+	Builtin bool   `json:"builtin,omitempty"`
+	Size    bool   `json:"size,omitempty"` // assigned by the workload's init/turn
+}
+
+// Family is a named group of stages or pools. A single resource is a family
+// of one with Array false.
+type Family struct {
+	Name  string `json:"name"`
+	First int    `json:"first"`
+	Count int    `json:"count"`
+	Array bool   `json:"array"`
+}
+
+// StageKind is a stage's discipline.
+type StageKind int
+
+const (
+	FIFO StageKind = iota
+	PS
+	Delay
+	Step
+)
+
+func (k StageKind) String() string {
+	switch k {
+	case FIFO:
+		return "fifo"
+	case PS:
+		return "ps"
+	case Delay:
+		return "delay"
+	case Step:
+		return "step"
+	}
+	return "?"
+}
+
+func (k StageKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// Stage is one stage member.
+type Stage struct {
+	Name     string    `json:"name"`  // family name
+	Label    string    `json:"label"` // name or name[i]
+	Fam      int       `json:"family"`
+	Index    int       `json:"index"` // member index; -1 for a single stage
+	Kind     StageKind `json:"kind"`
+	Servers  int       `json:"servers,omitempty"` // fifo
+	Phi      *Expr     `json:"phi,omitempty"`     // ps capacity; may read `present`
+	PhiConst bool      `json:"phi_const,omitempty"`
+	Shared   bool      `json:"shared,omitempty"` // some run is a flow over it
+	Engine   int       `json:"engine"`           // index into Program.Engines; -1 unless Step
+	Pos      Pos       `json:"pos"`
+}
+
+// EvictPolicy is how a pool's cache entries are ordered for eviction.
+type EvictPolicy struct {
+	Keys []*Expr `json:"keys,omitempty"` // nil = lru
+}
+
+// PreemptKind is a pool's response to a failed growth.
+type PreemptKind int
+
+const (
+	PreemptNone PreemptKind = iota
+	PreemptLIFO
+	PreemptBy
+)
+
+func (k PreemptKind) MarshalText() ([]byte, error) {
+	return []byte([...]string{"none", "lifo", "by"}[k]), nil
+}
+
+// Pool is one pool member.
+type Pool struct {
+	Name        string      `json:"name"`
+	Label       string      `json:"label"`
+	Fam         int         `json:"family"`
+	Index       int         `json:"index"`
+	Cap         F64         `json:"cap"`
+	Block       F64         `json:"block,omitempty"` // 0 = none
+	Evict       EvictPolicy `json:"evict"`
+	Preempt     PreemptKind `json:"preempt"`
+	PreemptKeys []*Expr     `json:"preempt_keys,omitempty"`
+	RequeueTail bool        `json:"requeue_tail,omitempty"`
+	QueueKeys   []*Expr     `json:"queue_keys,omitempty"` // nil = fifo
+	ReserveHeld bool        `json:"reserve_held,omitempty"`
+	AdmitVia    int         `json:"admit_via"` // stage index of the admitting engine, -1 = settle time
+	MemoryOf    int         `json:"memory_of"` // stage index of the engine whose memory this is, -1
+	Pos         Pos         `json:"pos"`
+}
+
+// Engine is a step stage's scheduler.
+type Engine struct {
+	Stage   int         `json:"stage"`
+	Budget  *Expr       `json:"budget"`            // tokens cap
+	Chunk   *Expr       `json:"chunk,omitempty"`   // each at most; nil = none
+	Granule F64         `json:"granule,omitempty"` // 0 = none
+	Cost    *Expr       `json:"cost"`              // execute
+	Memory  int         `json:"memory"`            // pool index, -1 = none
+	Admits  []int       `json:"admits"`            // pools it admits, declaration order
+	Regs    []Register  `json:"registers,omitempty"`
+	Serve   ServeKind   `json:"serve"`
+	Order   []*Expr     `json:"order,omitempty"` // advance order keys (vLLM procedure)
+	Body    []SchedStep `json:"body,omitempty"`  // the general schedule
+}
+
+// ServeKind is how the schedule was lowered.
+type ServeKind int
+
+const (
+	ServeVLLM      ServeKind = iota // advance running [order]; admit waiting while (!preempted)
+	ServeExclusive                  // exclusive prefill; admit waiting while (!preempted)
+	ServeBody                       // the general body
+)
+
+func (k ServeKind) MarshalText() ([]byte, error) {
+	return []byte([...]string{"vllm", "exclusive_prefill", "body"}[k]), nil
+}
+
+// Register is an engine `state` register.
+type Register struct {
+	Name string `json:"name"`
+	Init F64    `json:"init"`
+}
+
+// SchedOp is a schedule statement kind.
+type SchedOp int
+
+const (
+	SchedAdvance SchedOp = iota
+	SchedAdmit
+	SchedBranch
+	SchedSet
+)
+
+func (k SchedOp) MarshalText() ([]byte, error) {
+	return []byte([...]string{"advance", "admit", "branch", "set"}[k]), nil
+}
+
+// SchedStep is one statement of a general schedule body.
+type SchedStep struct {
+	Op    SchedOp     `json:"op"`
+	Only  *Expr       `json:"only,omitempty"`
+	Order []*Expr     `json:"order,omitempty"`
+	While *Expr       `json:"while,omitempty"`
+	Cond  *Expr       `json:"cond,omitempty"`
+	Then  []SchedStep `json:"then,omitempty"`
+	Else  []SchedStep `json:"else,omitempty"`
+	Reg   int         `json:"reg,omitempty"`
+	Value *Expr       `json:"value,omitempty"`
+}
+
+// Queue is a queue family, kept for the report, the TUI and `serq draw`.
+type Queue struct {
+	Name    string   `json:"name"`
+	Count   int      `json:"count"`
+	Array   bool     `json:"array"`
+	Roles   []string `json:"roles"`
+	Stage   int      `json:"stage"` // stage family of the queue's engine/serve, -1
+	Nic     int      `json:"nic"`   // stage family of Q.nic, -1
+	Pools   []int    `json:"pools"` // pool families
+	Device  string   `json:"device,omitempty"`
+	Entries []string `json:"entries"` // verbs (with " from" for the remote form)
+	Leases  int      `json:"leases"`  // pool family its entries lease, -1
+}
+
+// Relation is `D pull P latency x share s;` or `P push D …`.
+type Relation struct {
+	Kind    string `json:"kind"` // pull | push
+	Reader  string `json:"reader"`
+	Source  string `json:"source"`
+	Latency F64    `json:"latency"`
+	Stage   int    `json:"latency_stage"` // family of the poster's latency stage
+}
+
+// ArrivalKind is the workload's arrival process.
+type ArrivalKind int
+
+const (
+	ArriveNone ArrivalKind = iota
+	ArrivePoisson
+	ArriveRenewal
+	ArriveClosed
+	ArriveBatch
+)
+
+func (k ArrivalKind) MarshalText() ([]byte, error) {
+	return []byte([...]string{"none", "poisson", "renewal", "closed", "batch"}[k]), nil
+}
+
+// Workload is the client side.
+type Workload struct {
+	Arrive  ArrivalKind `json:"arrive"`
+	Arg     *Expr       `json:"arg,omitempty"` // rate, gap or count
+	Trace   string      `json:"trace,omitempty"`
+	Ordered bool        `json:"ordered,omitempty"`
+	Init    *Block      `json:"init"`
+	Turn    *Block      `json:"turn"`
+	Session *Block      `json:"session"` // ends with an implicit End
+}
+
+// Gauge is `gauge NAME = e;`.
+type Gauge struct {
+	Name string `json:"name"`
+	Expr *Expr  `json:"expr"`
+	Pos  Pos    `json:"pos"`
+}
+
+// Claim is a parsed claim, kept for the report.
+type Claim struct {
+	Name  string `json:"name"`
+	Kind  string `json:"kind"` // every_iteration | some_iteration | at_end
+	Stage int    `json:"stage"`
+	Given *Expr  `json:"given,omitempty"`
+	Expr  *Expr  `json:"expr"`
+	Pos   Pos    `json:"pos"`
+}

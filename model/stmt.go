@@ -1,0 +1,96 @@
+package model
+
+// Block is a sequence of statements.
+type Block struct {
+	Stmts []*Stmt `json:"stmts"`
+}
+
+// Op is a statement kind. One struct serves every kind so that the
+// interpreter dispatches on a small integer and the IR prints without a
+// custom marshaller; the fields a kind uses are listed at its constant.
+type Op int
+
+const (
+	OpSet     Op = iota // Slot = Value
+	OpObserve           // Observes[Slot] records Value
+	OpHold              // Holds, Reuse, Cache, Lease, Body
+	OpGrow              // Pool, Value
+	OpDrop              // Pool
+	OpRelease           // Pool
+	OpLoad              // Pool, Value
+	OpRun               // Stages, Mode, Value, Growing
+	OpBranch            // Value (guard), Body, Else
+	OpWhile             // Value (guard), Body
+	OpLoop              // Body
+	OpChoose            // Slot, N, Keys
+	OpEnd               //
+	OpTurn              // runs Workload.Turn, then Program.Server
+	OpFork              // Body
+	OpJoin              //
+)
+
+var opNames = [...]string{"set", "observe", "hold", "grow", "drop", "release", "load", "run",
+	"branch", "while", "loop", "choose", "end", "turn", "fork", "join"}
+
+func (o Op) String() string { return opNames[o] }
+
+func (o Op) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
+// RunMode is the mode of a run on an engine.
+type RunMode int
+
+const (
+	ModeNone RunMode = iota
+	ModePrefill
+	ModeDecode
+)
+
+func (m RunMode) MarshalText() ([]byte, error) {
+	return []byte([...]string{"", "prefill", "decode"}[m]), nil
+}
+
+// Ref names one member of a family: First+Index. Index nil means member 0
+// of a family of one.
+type Ref struct {
+	Fam   int   `json:"family"`
+	Index *Expr `json:"index,omitempty"`
+}
+
+// HoldPool is one pool of a hold.
+type HoldPool struct {
+	Pool    Ref   `json:"pool"`
+	Units   *Expr `json:"units"`
+	Reserve *Expr `json:"reserve,omitempty"`
+}
+
+// Stmt is one statement.
+type Stmt struct {
+	Op   Op  `json:"op"`
+	Pos  Pos `json:"pos"`
+	Slot int `json:"slot,omitempty"` // attribute (set, choose) or observe slot
+
+	Value *Expr   `json:"value,omitempty"`
+	N     *Expr   `json:"n,omitempty"`
+	Keys  []*Expr `json:"keys,omitempty"`
+
+	Pool    *Ref    `json:"pool,omitempty"`
+	Stages  []Ref   `json:"stages,omitempty"`
+	Mode    RunMode `json:"mode,omitempty"`
+	Growing *Ref    `json:"growing,omitempty"`
+
+	Holds    []HoldPool `json:"holds,omitempty"`
+	Reuse    *Expr      `json:"reuse,omitempty"`
+	HasCache bool       `json:"has_cache,omitempty"`
+	Cache    *Expr      `json:"cache,omitempty"`
+	Lease    int        `json:"lease,omitempty"` // 1 + index into Holds of the leased pool; 0 = none
+	LeaseFor *Expr      `json:"lease_for,omitempty"`
+
+	Body *Block `json:"body,omitempty"`
+	Else *Block `json:"else,omitempty"`
+
+	// Test marks an observe whose top-level operator is a comparison or a
+	// logical operator (for the report's constant-0 note).
+	Test bool `json:"test,omitempty"`
+	// Draws marks a statement whose expressions draw random numbers.
+	Draws bool `json:"draws,omitempty"`
+}
