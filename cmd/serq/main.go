@@ -1,0 +1,647 @@
+// Command serq checks, compiles and runs serQ programs.
+//
+//	serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]
+//	serq ir    FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]
+//	serq run   FILE --horizon T [--warmup T] [--seed N] [--arrivals N]
+//	                [--set name=expr]... [--def name=expr]... [--json] [--dump DIR]
+//	                [-- --name value ...]
+//	serq tui   FILE [--horizon T] [--warmup T] [--seed N]
+//	                [--set name=expr]... [--def name=expr]... [-- --name value ...]
+//	serq --version
+//
+// Exit status: 0 on success; 1 when the program does not load or cannot
+// run; 2 on a usage error (unknown command or option, a missing or invalid
+// value, a bad --set, --def or program argument). Usage errors print
+// "error: …" and the command's usage line to stderr; load errors print each
+// error with its source line and a caret under the column.
+//
+// The command line is described to kong as structs, but the arguments are
+// first scanned here against kong's model, so that the messages are those
+// of the reference serQ CLI (github.com/servingQ/serQ): FILE must
+// follow the command, a flag of another command is named as such, and a
+// flag's value may not start with "--". Everything after the first bare
+// "--" is the program's arguments, which kong never sees.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/serq/serq/lang"
+	"github.com/serq/serq/lib"
+	"github.com/serq/serq/model"
+)
+
+// version is what `serq --version` prints after "serq ".
+const version = "0.1.0"
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// cli is the command line. Each command is a struct with a Run method that
+// kong calls with the *env of this invocation.
+type cli struct {
+	Version bool     `short:"V" help:"Print the version and exit (alone: serq --version)."`
+	Check   checkCmd `cmd:"" help:"Parse, link and validate a program without simulating it."`
+	IR      irCmd    `cmd:"" name:"ir" help:"Print the lowered program as JSON."`
+	Run     runCmd   `cmd:"" help:"Simulate a program and print the report (not implemented yet)."`
+	Tui     tuiCmd   `cmd:"" name:"tui" help:"Simulate a program in the terminal UI (not implemented yet)."`
+}
+
+// usages are the commands' usage lines, printed after a usage error.
+var usages = map[string]string{
+	"":      "serq <check|ir|run|tui> FILE [OPTIONS] | serq --version",
+	"check": "serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
+	"ir":    "serq ir FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
+	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
+		"[--def name=expr]... [--json] [--dump DIR] [-- --name value ...]",
+	"tui": "serq tui FILE [--horizon T] [--warmup T] [--seed N] [--set name=expr]... " +
+		"[--def name=expr]... [-- --name value ...]",
+}
+
+// env is what a command's Run method works with.
+type env struct {
+	stdout, stderr io.Writer
+	progArgs       []string // the elements after the first bare "--"
+}
+
+// loadFlags are the flags and argument of every command that loads a program.
+type loadFlags struct {
+	File string   `arg:"" name:"FILE" help:"Program text (.sq)."`
+	Set  []string `name:"set" sep:"none" placeholder:"name=expr" help:"Bind an args.number input to a constant expression (repeatable; the last value for a name wins)."`
+	Def  []string `name:"def" sep:"none" placeholder:"name=expr" help:"Replace the body of an expression def (repeatable; the last value for a name wins)."`
+}
+
+// Help is the detail of every command's --help.
+func (loadFlags) Help() string {
+	return "Program arguments follow a bare --, as --name value or --name=value " +
+		"(serq run FILE --horizon 10 -- --rate 2); each binds an input declared " +
+		"with args.number, after any --set."
+}
+
+type checkCmd struct {
+	loadFlags `embed:""`
+}
+
+type irCmd struct {
+	loadFlags `embed:""`
+}
+
+// settingFlags are the run settings. They are strings so that their values
+// are checked here, with the reference messages; nil means not given.
+type settingFlags struct {
+	Horizon *string `placeholder:"T" help:"Simulated end time, finite and > 0."`
+	Warmup  *string `placeholder:"T" help:"Statistics exclude [0, T) (default 0)."`
+	Seed    *string `placeholder:"N" help:"RNG seed, an unsigned 64-bit integer (default 1)."`
+}
+
+type runCmd struct {
+	loadFlags    `embed:""`
+	settingFlags `embed:""`
+	Arrivals     *string `placeholder:"N" help:"Stop after exactly N arrivals, then drain their sessions."`
+	JSON         bool    `name:"json" help:"Print the report as one line of JSON."`
+	Dump         *string `placeholder:"DIR" help:"Write per-sample CSVs into DIR."`
+}
+
+type tuiCmd struct {
+	loadFlags    `embed:""`
+	settingFlags `embed:""`
+}
+
+// settings are validated run settings.
+type settings struct {
+	horizon  float64 // 0 when not given
+	warmup   float64
+	seed     uint64
+	arrivals uint64 // 0 when not given
+}
+
+// usageError is a bad command line: exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// loadError is a program that does not load (or cannot run): exit 1. It
+// is rendered with source snippets, read from sources first.
+type loadError struct {
+	file    string            // FILE as given
+	err     error             // lang.ErrorList, *lang.Error, or any error
+	sources map[string][]byte // the files Load read, by the path it read them with
+}
+
+func (e *loadError) Error() string { return e.file + ": " + e.err.Error() }
+
+// notYetError is a command that is not implemented yet: exit 1.
+type notYetError struct{ cmd, why string }
+
+func (e *notYetError) Error() string { return "serq " + e.cmd + ": not yet: " + e.why }
+
+// exitSignal carries kong's exit status (after --help) out of kong.Parse.
+type exitSignal struct{ code int }
+
+// run runs serq with the arguments after the program name and returns the
+// exit status. Nothing reaches stdout unless the command succeeds.
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-V") {
+		if len(args) > 1 {
+			return usage(stderr, "", fmt.Sprintf("`%s` takes no arguments, found `%s`", args[0], args[1]))
+		}
+		fmt.Fprintf(stdout, "serq %s\n", version)
+		return 0
+	}
+	flags, progArgs := args, []string(nil)
+	if i := slices.Index(args, "--"); i >= 0 {
+		flags, progArgs = args[:i], args[i+1:]
+	}
+
+	var root cli
+	parser, err := kong.New(&root,
+		kong.Name("serq"),
+		kong.Description("serQ: serving specifications for LLM deployments, simulated as discrete-event systems."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { panic(exitSignal{code}) }),
+		kong.WithHyphenPrefixedParameters(true), // `--warmup -3` reaches our check; scan has refused values starting with "--"
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		panic(err) // the grammar above is broken
+	}
+
+	helpAsked := slices.ContainsFunc(flags, func(a string) bool { return a == "--help" || a == "-h" })
+	cmd := ""
+	if !helpAsked {
+		if cmd, err = scan(parser.Model, flags); err != nil {
+			return usage(stderr, cmd, err.Error())
+		}
+	}
+
+	defer func() {
+		if r := recover(); r != nil {
+			s, ok := r.(exitSignal)
+			if !ok {
+				panic(r)
+			}
+			code = s.code
+		}
+	}()
+	kctx, err := parser.Parse(flags)
+	if err != nil {
+		if cmd == "" {
+			var perr *kong.ParseError
+			if errors.As(err, &perr) && perr.Context != nil && perr.Context.Selected() != nil {
+				cmd = perr.Context.Selected().Name
+			}
+		}
+		return usage(stderr, cmd, err.Error())
+	}
+	cmd = strings.Fields(kctx.Command())[0]
+	if root.Version {
+		return usage(stderr, cmd, "`--version` takes no arguments and no command")
+	}
+
+	err = kctx.Run(&env{stdout: stdout, stderr: stderr, progArgs: progArgs})
+	var (
+		uerr *usageError
+		lerr *loadError
+		nerr *notYetError
+	)
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &uerr):
+		return usage(stderr, cmd, uerr.msg)
+	case errors.As(err, &lerr):
+		renderLoadError(stderr, lerr)
+		return 1
+	case errors.As(err, &nerr):
+		fmt.Fprintln(stderr, nerr.Error())
+		return 1
+	default:
+		fmt.Fprintf(stderr, "serq %s: %v\n", cmd, err)
+		return 1
+	}
+}
+
+// usage prints a usage error for cmd ("" for none) and returns 2.
+func usage(w io.Writer, cmd, msg string) int {
+	line, ok := usages[cmd]
+	if !ok {
+		line = usages[""]
+	}
+	fmt.Fprintf(w, "error: %s\nusage: %s\n", msg, line)
+	return 2
+}
+
+// scan checks the arguments before the first "--" against kong's model the
+// way the reference CLI does: the command first, FILE right after it, then
+// only the command's own flags, each value present and not starting with
+// "--". It returns the command's name (once known) and the first error.
+func scan(app *kong.Application, args []string) (string, error) {
+	var names []string
+	var cmd *kong.Node
+	for _, c := range app.Children {
+		names = append(names, c.Name)
+		if len(args) > 0 && c.Name == args[0] {
+			cmd = c
+		}
+	}
+	choose := "help: choose " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1] + ", or --version"
+	switch {
+	case len(args) == 0:
+		return "", fmt.Errorf("missing command\n%s", choose)
+	case cmd == nil:
+		return "", fmt.Errorf("unknown command `%s`\n%s", args[0], choose)
+	}
+	name := cmd.Name
+	if len(args) < 2 || strings.HasPrefix(args[1], "--") {
+		return name, errors.New("missing FILE\nhelp: supply a .sq program file")
+	}
+	for i := 2; i < len(args); i++ {
+		arg := args[i]
+		flagName, _, hasValue := strings.Cut(arg, "=")
+		f := findFlag(cmd, flagName)
+		if f == nil {
+			var owners []string
+			for _, c := range app.Children {
+				if findFlag(c, flagName) != nil {
+					owners = append(owners, c.Name)
+				}
+			}
+			if len(owners) > 0 {
+				return name, fmt.Errorf("%s is not supported by `%s`\nhelp: %s applies to %s",
+					flagName, name, flagName, strings.Join(owners, ", "))
+			}
+			return name, fmt.Errorf("unknown option `%s`\nhelp: use the options in the usage below", arg)
+		}
+		if f.IsBool() {
+			if hasValue {
+				return name, fmt.Errorf("%s takes no value, found `%s`", flagName, arg)
+			}
+			continue
+		}
+		if !hasValue {
+			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
+				return name, fmt.Errorf("missing value for %s\nhelp: supply a value immediately after %s", flagName, flagName)
+			}
+			i++
+		}
+	}
+	return name, nil
+}
+
+// findFlag returns cmd's flag spelled arg ("--name"), or nil.
+func findFlag(cmd *kong.Node, arg string) *kong.Flag {
+	name, ok := strings.CutPrefix(arg, "--")
+	if !ok || name == "" {
+		return nil
+	}
+	for _, f := range cmd.Flags {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+func (c *checkCmd) Run(e *env) error {
+	prog, err := c.load(e)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "OK: %d pool(s), %d stage(s), %d attribute(s), %d block(s)\n",
+		len(prog.Pools), len(prog.Stages), len(prog.Attrs), prog.Blocks)
+	return nil
+}
+
+func (c *irCmd) Run(e *env) error {
+	prog, err := c.load(e)
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(prog, "", "  ")
+	if err != nil {
+		return &loadError{file: c.File, err: fmt.Errorf("cannot encode the IR: %w", err)}
+	}
+	_, err = e.stdout.Write(append(b, '\n'))
+	return err
+}
+
+func (c *runCmd) Run(e *env) error {
+	s, err := c.settings()
+	if err != nil {
+		return err
+	}
+	if c.Arrivals != nil {
+		if s.arrivals, err = parseCount(*c.Arrivals); err != nil || s.arrivals == 0 {
+			return usagef("invalid value `%s` for --arrivals; expected a positive integer", *c.Arrivals)
+		}
+	}
+	if _, err := c.load(e); err != nil {
+		return err
+	}
+	if c.Horizon == nil {
+		return &loadError{file: c.File, err: errors.New("no horizon: `serq run` needs --horizon T, the simulated end time")}
+	}
+	if s.warmup >= s.horizon {
+		return &loadError{file: c.File, err: fmt.Errorf("warmup %s is not below the horizon %s", *c.Warmup, *c.Horizon)}
+	}
+	return &notYetError{"run", "the interpreter lands with issue 3"}
+}
+
+func (c *tuiCmd) Run(e *env) error {
+	if _, err := c.settings(); err != nil {
+		return err
+	}
+	if _, err := c.load(e); err != nil {
+		return err
+	}
+	return &notYetError{"tui", "the terminal UI lands after the interpreter (issue 3)"}
+}
+
+// settings validates the run settings given.
+func (c *settingFlags) settings() (settings, error) {
+	s := settings{seed: 1}
+	var err error
+	if c.Horizon != nil {
+		if s.horizon, err = timeValue("--horizon", *c.Horizon, true); err != nil {
+			return s, err
+		}
+	}
+	if c.Warmup != nil {
+		if s.warmup, err = timeValue("--warmup", *c.Warmup, false); err != nil {
+			return s, err
+		}
+	}
+	if c.Seed != nil {
+		if s.seed, err = parseCount(*c.Seed); err != nil {
+			return s, usagef("invalid value `%s` for --seed; expected an unsigned integer\nhelp: use --seed 1", *c.Seed)
+		}
+	}
+	return s, nil
+}
+
+// timeValue parses a --horizon (positive) or --warmup (nonnegative) value.
+func timeValue(flag, v string, positive bool) (float64, error) {
+	x, ok := parseNumber(v)
+	if ok && !math.IsInf(x, 0) && (x > 0 || !positive && x == 0) {
+		return x, nil
+	}
+	kind, example := "nonnegative", "0"
+	if positive {
+		kind, example = "positive", "10"
+	}
+	return 0, usagef("invalid value `%s` for %s; expected a finite %s number\nhelp: use %s %s", v, flag, kind, flag, example)
+}
+
+// parseCount parses an unsigned 64-bit integer, a leading '+' allowed.
+func parseCount(v string) (uint64, error) {
+	return strconv.ParseUint(strings.TrimPrefix(v, "+"), 10, 64)
+}
+
+// load validates the overrides and the program arguments, then loads FILE.
+func (c *loadFlags) load(e *env) (*model.Program, error) {
+	opts := lang.Options{Lib: lib.FS}
+	var err error
+	if opts.Sets, err = overrides("--set", c.Set, "use --set name=expr with an input declared by args.number"); err != nil {
+		return nil, err
+	}
+	if opts.Defs, err = overrides("--def", c.Def, "use --def name=expr with a declared `def name(...) { expr }`"); err != nil {
+		return nil, err
+	}
+	args, err := programArgs(e.progArgs)
+	if err != nil {
+		return nil, &usageError{err.Error()}
+	}
+	opts.Sets = append(opts.Sets, args...)
+
+	src, err := os.ReadFile(c.File)
+	if err != nil {
+		var perr *fs.PathError
+		if errors.As(err, &perr) {
+			err = perr.Err
+		}
+		return nil, &loadError{file: c.File, err: fmt.Errorf("cannot read: %w", err)}
+	}
+	sources := map[string][]byte{c.File: src}
+	opts.ReadFile = func(p string) ([]byte, error) {
+		if b, ok := sources[p]; ok {
+			return b, nil
+		}
+		b, err := os.ReadFile(p)
+		if err == nil {
+			sources[p] = b
+		}
+		return b, err
+	}
+	prog, err := lang.Load(c.File, opts)
+	if err != nil {
+		return nil, &loadError{file: c.File, err: err, sources: sources}
+	}
+	return prog, nil
+}
+
+// overrides checks `--set`/`--def` values: name=expr, the name an
+// identifier, the expression one that parses.
+func overrides(flag string, vals []string, help string) ([]lang.Override, error) {
+	var out []lang.Override
+	for _, kv := range vals {
+		name, expr, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, usagef("invalid %s `%s`; expected name=expr\nhelp: %s", flag, kv, help)
+		}
+		name = strings.TrimSpace(name)
+		if !isIdent(name) {
+			return nil, usagef("invalid %s name `%s`; expected an identifier\nhelp: %s", flag, name, help)
+		}
+		if err := lang.ParseExpr(expr); err != nil {
+			msg := err.Error()
+			var lerr *lang.Error
+			if errors.As(err, &lerr) {
+				msg = lerr.Msg
+				if lerr.Pos.Col > 0 {
+					msg = fmt.Sprintf("column %d: %s", lerr.Pos.Col, lerr.Msg)
+				}
+			}
+			return nil, usagef("invalid expression in %s `%s`: %s\nhelp: %s", flag, kv, msg, help)
+		}
+		out = append(out, lang.Override{Name: name, Expr: expr})
+	}
+	return out, nil
+}
+
+// programArgs reads the program's arguments, `--name value` or
+// `--name=value` each, as overrides binding the number's value.
+func programArgs(args []string) ([]lang.Override, error) {
+	var out []lang.Override
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		opt, ok := strings.CutPrefix(arg, "--")
+		if !ok {
+			return nil, fmt.Errorf("unexpected program argument `%s`; expected --name value", arg)
+		}
+		name, value, ok := strings.Cut(opt, "=")
+		if !ok {
+			if i+1 >= len(args) {
+				return nil, fmt.Errorf("missing value for program argument `--%s`", opt)
+			}
+			i++
+			value = args[i]
+		}
+		if !isIdent(name) {
+			return nil, fmt.Errorf("invalid argument name `%s`; expected an identifier", name)
+		}
+		x, ok := parseNumber(value)
+		if !ok || math.IsNaN(x) {
+			return nil, fmt.Errorf("invalid number `%s` for program argument `--%s`", value, name)
+		}
+		out = append(out, lang.Override{Name: name, Expr: numberExpr(x)})
+	}
+	return out, nil
+}
+
+// isIdent reports whether s is an identifier: a letter or '_', then
+// letters, digits or '_'.
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r != '_' && !unicode.IsLetter(r) && (i == 0 || !unicode.IsNumber(r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// parseNumber parses a decimal float the way Rust's f64::from_str does:
+// an optional sign, digits with an optional fraction and exponent, or
+// inf/infinity/nan in any case. Go's hexadecimal floats and '_'
+// separators are refused; a value too large for f64 is ±inf.
+func parseNumber(s string) (float64, bool) {
+	if strings.ContainsAny(s, "xX_") {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return x, true
+}
+
+// numberExpr writes x as a serQ expression: a number literal, negated if
+// negative, or the name inf.
+func numberExpr(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// renderLoadError prints each error of e: `file:line:col: message`, the
+// source line and a caret under the column, the message's further lines
+// and the hint.
+func renderLoadError(w io.Writer, e *loadError) {
+	var list lang.ErrorList
+	var one *lang.Error
+	switch {
+	case errors.As(e.err, &list):
+	case errors.As(e.err, &one):
+		list = lang.ErrorList{one}
+	default:
+		fmt.Fprintf(w, "%s: %v\n", e.file, e.err)
+		return
+	}
+	for _, le := range list {
+		renderError(w, e, le)
+	}
+}
+
+func renderError(w io.Writer, e *loadError, le *lang.Error) {
+	pos := le.Pos
+	if pos.File == "" {
+		pos.File = e.file
+	}
+	first, rest, _ := strings.Cut(le.Msg, "\n")
+	if pos.Line <= 0 {
+		fmt.Fprintf(w, "%s: %s\n", pos.File, first)
+	} else {
+		fmt.Fprintf(w, "%s: %s\n", pos, first)
+		if line, ok := sourceLine(e, pos.File, pos.Line); ok {
+			fmt.Fprintf(w, " | %s\n", line)
+			if pos.Col > 0 {
+				fmt.Fprintf(w, " | %s^\n", caretIndent(line, pos.Col))
+			}
+		}
+	}
+	if rest != "" {
+		fmt.Fprintln(w, rest)
+	}
+	if le.Hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", le.Hint)
+	}
+}
+
+// sourceLine returns line n (1-based) of file, from the files Load read,
+// the file system, or the embedded library.
+func sourceLine(e *loadError, file string, n int) (string, bool) {
+	src, ok := e.sources[file]
+	if !ok {
+		var err error
+		if src, err = os.ReadFile(file); err != nil {
+			if src, err = fs.ReadFile(lib.FS, path.Base(file)); err != nil {
+				return "", false
+			}
+		}
+	}
+	lines := bytes.Split(src, []byte("\n"))
+	if n > len(lines) {
+		return "", false
+	}
+	line := string(bytes.TrimSuffix(lines[n-1], []byte("\r")))
+	if !utf8.ValidString(line) {
+		return "", false
+	}
+	return line, true
+}
+
+// caretIndent is the prefix that puts a caret under column col (1-based,
+// in characters) of line: a tab for each tab before it, else a space.
+func caretIndent(line string, col int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range line {
+		if n >= col-1 {
+			break
+		}
+		if r == '\t' {
+			b.WriteByte('\t')
+		} else {
+			b.WriteByte(' ')
+		}
+		n++
+	}
+	for ; n < col-1; n++ {
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
