@@ -41,6 +41,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
 	"github.com/serq/serq/model"
@@ -353,7 +354,8 @@ func (c *runCmd) Run(e *env) error {
 			return usagef("invalid value `%s` for --arrivals; expected a positive integer", *c.Arrivals)
 		}
 	}
-	if _, err := c.load(e); err != nil {
+	prog, err := c.load(e)
+	if err != nil {
 		return err
 	}
 	if c.Horizon == nil {
@@ -362,7 +364,23 @@ func (c *runCmd) Run(e *env) error {
 	if s.warmup >= s.horizon {
 		return &loadError{file: c.File, err: fmt.Errorf("warmup %s is not below the horizon %s", *c.Warmup, *c.Horizon)}
 	}
-	return &notYetError{"run", "the interpreter lands with issue 3"}
+	sim, err := interp.New(prog, interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version})
+	if err != nil {
+		return &loadError{file: c.File, err: err}
+	}
+	if err := runWithProgress(sim, e.stderr); err != nil {
+		return &loadError{file: c.File, err: err}
+	}
+	rep := sim.Report()
+	if c.Dump != nil {
+		if err := writeDump(*c.Dump, rep); err != nil {
+			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, err)}
+		}
+	}
+	if c.JSON {
+		return writeJSON(e.stdout, rep)
+	}
+	return writeText(e.stdout, rep)
 }
 
 func (c *tuiCmd) Run(e *env) error {

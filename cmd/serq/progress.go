@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/serq/serq/interp"
+)
+
+// runWithProgress runs the simulation. On a terminal, a run longer than a
+// second shows a progress line on stderr (simulated time, events per
+// second), erased at the end; elsewhere stderr stays silent.
+func runWithProgress(sim *interp.Sim, stderr io.Writer) error {
+	f, ok := stderr.(*os.File)
+	tty := ok && isatty.IsTerminal(f.Fd())
+	start := time.Now()
+	next := start.Add(time.Second)
+	shown := false
+	n := 0
+	for sim.Step() {
+		n++
+		if !tty || n&1023 != 0 {
+			continue
+		}
+		if now := time.Now(); now.After(next) {
+			next = now.Add(250 * time.Millisecond)
+			rate := float64(sim.Events()) / now.Sub(start).Seconds()
+			fmt.Fprintf(stderr, "\r\x1b[Kserq: t=%.6g  %d events  %.0f events/s", sim.Now(), sim.Events(), rate)
+			shown = true
+		}
+	}
+	if shown {
+		fmt.Fprint(stderr, "\r\x1b[K")
+	}
+	return sim.Err()
+}

@@ -1,0 +1,45 @@
+// Package interp runs serQ programs (a lowered model.Program) as
+// discrete-event simulations.
+//
+// # Time and events
+//
+// The clock is a float64 in the program's own unit (seconds by
+// convention). Pending events sit in one calendar ordered by (time,
+// sequence): two events at the same time happen in the order they were
+// scheduled. An event is an arrival, the completion of a job at a stage
+// (fifo and delay jobs have a fixed end; a processor-sharing stage or a
+// flow carries an epoch, and an event whose epoch is stale is skipped), an
+// engine iteration's end, a lease's expiry, or the end of warm-up.
+//
+// After each event the simulation settles (spec/engine.md §13): the ready
+// sessions run, in the order they became ready, until each blocks;
+// commands take no time. Then the pools admit what now fits, which may
+// make more sessions ready, and this repeats until nothing is ready.
+// Last, engines start iterations and processor-sharing stages and flows
+// whose job set changed reschedule their next completion.
+//
+// # Sessions
+//
+// A session is an explicit continuation: a stack of frames over the
+// model's blocks (a frame is a block and the index of its next
+// statement), so thousands of sessions cost no goroutines and a run is
+// deterministic. Blocking statements (a run with work, a hold that queues,
+// a join) park the session; the event that unblocks it puts it back on
+// the ready queue. A `turn;` pushes the server block as a frame; its exit
+// completes the turn.
+//
+// # Randomness
+//
+// The seed fixes independent streams (math/rand/v2 PCG): the arrival
+// stream; for each (session, turn) a substream for the workload's `init`
+// and `turn` blocks; for each session a stream for its own statements
+// (and one per fork leg). So the same seed gives every deployment the same
+// arrivals and the same per-turn marks (common random numbers), whatever
+// the deployment does with them.
+//
+// # Stepping
+//
+// [New] builds a simulation, [Sim.Step] processes one event and settles,
+// [Sim.RunUntil] runs to a time, [Sim.Report] summarises. `serq run` and
+// `serq tui` drive the same loop, so stepping never changes a result.
+package interp

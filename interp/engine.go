@@ -1,0 +1,736 @@
+package interp
+
+import (
+	"math"
+	"sort"
+
+	"github.com/serq/serq/model"
+)
+
+// Engines: step stages that iterate as spec/engine.md §8 says. An
+// iteration (an "attempt" until it schedules something) serves the
+// residents in order while budget is left, growing their memory before
+// their tokens count and preempting the last admitted resident when a
+// block cannot be had; then, unless something was preempted, it admits
+// from the engine's pools in declaration order and serves each newcomer at
+// once. Its duration is the engine's `execute`; the tokens are applied when
+// it ends.
+
+type engine struct {
+	m       *model.Engine
+	stage   *stage
+	idx     int
+	res     []*session // residents
+	regs    []float64
+	busy    bool
+	epoch   uint32
+	assign  []*session // the running iteration's batch
+	iterT   float64
+	kind    iterKind
+	decodes int
+	idle    bool // the last attempt scheduled nothing while work waited
+
+	steps []model.SchedStep
+
+	// the attempt in progress
+	left      float64
+	chunk     float64
+	preempted int
+	admitted  int
+	attn      float64
+	stopAdmit bool
+	endStmt   bool
+
+	iters       uint64
+	prefOnlyI   TimeIntegral
+	decOnlyI    TimeIntegral
+	mixedI      TimeIntegral
+	decodesI    TimeIntegral
+	decBatchW   Welford
+	decStepW    Welford
+	itl         LogHistogram
+	itlW        Welford
+	regBackup   []float64
+	served      []*session
+	orderKeys   []float64
+	sortScratch []*session
+}
+
+type iterKind uint8
+
+const (
+	iterNone iterKind = iota
+	iterPrefill
+	iterDecode
+	iterMixed
+)
+
+func (s *Sim) initEngines() {
+	s.engs = make([]engine, len(s.p.Engines))
+	for i := range s.p.Engines {
+		m := &s.p.Engines[i]
+		e := &s.engs[i]
+		e.m, e.idx, e.stage = m, m.Stage, &s.stages[m.Stage]
+		e.stage.eng = e
+		for _, r := range m.Regs {
+			e.regs = append(e.regs, float64(r.Init))
+		}
+		switch m.Serve {
+		case model.ServeVLLM:
+			gate := &model.Expr{Op: model.EEq, Args: []*model.Expr{{Op: model.ECtx, Slot: int(model.CtxRunningPreempted)}, model.Num(0)}}
+			e.steps = []model.SchedStep{{Op: model.SchedAdvance, Order: m.Order}, {Op: model.SchedAdmit, While: gate}}
+		case model.ServeBody:
+			e.steps = m.Body
+		}
+	}
+}
+
+func (e *engine) resetStats(now float64) {
+	e.prefOnlyI.Reset(now)
+	e.decOnlyI.Reset(now)
+	e.mixedI.Reset(now)
+	e.decodesI.Reset(now)
+	e.decBatchW = Welford{}
+	e.decStepW = Welford{}
+	e.itl = LogHistogram{}
+	e.itlW = Welford{}
+}
+
+func (s *Sim) isResident(ss *session, stage int) bool {
+	return ss.job.stage == int32(stage) && ss.job.mode != model.ModeNone
+}
+
+// engineRun makes the session a resident of the engine.
+func (s *Sim) engineRun(ss *session, st *model.Stmt, stg *stage, work float64) bool {
+	root := rootOf(ss)
+	if st.Mode == model.ModeDecode && root.inTurn && !root.ttftDone {
+		root.ttftDone = true
+		if s.p.AutoTTFT >= 0 {
+			s.observe(root, s.p.AutoTTFT, s.now-root.turnStart)
+		}
+	}
+	if work == 0 {
+		return true
+	}
+	e := stg.eng
+	j := &ss.job
+	j.stage, j.work, j.rem, j.enq, j.start = int32(stg.index), work, work, s.now, -1
+	j.mode, j.growing, j.admSeq, j.assign, j.stalled = st.Mode, -1, ss.admSeq, 0, false
+	if st.Growing != nil {
+		p, ok := s.member(st.Growing, ss, false)
+		if !ok {
+			return false
+		}
+		j.growing = p
+	}
+	e.res = append(e.res, ss)
+	stg.present++
+	stg.joins++
+	stg.num.Set(s.now, float64(stg.present))
+	ss.state = sBlocked
+	return false
+}
+
+// engineCancel removes a preempted resident.
+func (s *Sim) engineCancel(stg *stage, ss *session) {
+	e := stg.eng
+	for k, r := range e.res {
+		if r == ss {
+			copy(e.res[k:], e.res[k+1:])
+			e.res[len(e.res)-1] = nil
+			e.res = e.res[:len(e.res)-1]
+			break
+		}
+	}
+	for k, r := range e.assign {
+		if r == ss {
+			e.left += ss.job.assign
+			copy(e.assign[k:], e.assign[k+1:])
+			e.assign[len(e.assign)-1] = nil
+			e.assign = e.assign[:len(e.assign)-1]
+			break
+		}
+	}
+	ss.job.assign = 0
+	ss.job.mode = model.ModeNone
+	stg.present--
+}
+
+// startEngines starts an attempt on every idle engine with work, unless
+// another event is pending at this instant. It reports whether sessions
+// became ready.
+func (s *Sim) startEngines() bool {
+	if len(s.engs) == 0 {
+		return false
+	}
+	if len(s.cal) > 0 && s.cal[0].t <= s.now {
+		return false
+	}
+	for i := range s.engs {
+		e := &s.engs[i]
+		if e.busy || s.err != nil {
+			continue
+		}
+		if len(e.res) == 0 && !s.engineHasWaiters(e) {
+			e.idle = false
+			continue
+		}
+		s.attempt(e)
+	}
+	return len(s.ready) > 0
+}
+
+func (s *Sim) engineHasWaiters(e *engine) bool {
+	for _, p := range e.m.Admits {
+		if len(s.pools[p].queue) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// memHeld is the memory a resident holds in the engine's memory pool.
+func (s *Sim) memHeld(e *engine, ss *session) float64 {
+	if e.m.Memory < 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, h := range ss.holds {
+		for i := range h.pools {
+			if h.pools[i].pool == e.m.Memory && !h.pools[i].released {
+				sum += h.pools[i].alloc
+			}
+		}
+	}
+	return sum
+}
+
+func (s *Sim) setResidentCtx(e *engine) {
+	ndec, kvb, kvp := 0, 0.0, 0.0
+	for _, r := range e.res {
+		m := s.memHeld(e, r)
+		if r.job.mode == model.ModeDecode {
+			ndec++
+			kvb += m
+		} else {
+			kvp += m
+		}
+	}
+	s.ctx[model.CtxRunningCount] = float64(len(e.res))
+	s.ctx[model.CtxRunningDecoding] = float64(ndec)
+	s.ctx[model.CtxRunningKVDecode] = kvb
+	s.ctx[model.CtxRunningKVPrefill] = kvp
+	w := 0
+	for _, p := range e.m.Admits {
+		w += len(s.pools[p].queue)
+	}
+	s.ctx[model.CtxWaitingCount] = float64(w)
+}
+
+func (s *Sim) attempt(e *engine) {
+	s.curEng = e
+	defer func() { s.curEng = nil }()
+	s.setResidentCtx(e)
+	budget := s.eval(e.m.Budget, nil)
+	e.chunk = 0
+	if e.m.Chunk != nil {
+		c := s.eval(e.m.Chunk, nil)
+		if !math.IsInf(c, 1) {
+			e.chunk = c
+		}
+	}
+	e.left = budget
+	e.preempted, e.admitted, e.attn = 0, 0, 0
+	e.assign = e.assign[:0]
+	e.served = e.served[:0]
+	e.stopAdmit = false
+	e.regBackup = append(e.regBackup[:0], e.regs...)
+	if e.m.Serve == model.ServeExclusive {
+		s.fail(nil, e.stage.m.Pos, "engine `%s`: `exclusive prefill` is not simulated yet", e.stage.m.Label)
+		return
+	}
+	s.runSteps(e, e.steps)
+	if s.err != nil {
+		return
+	}
+	if len(e.assign) == 0 && e.preempted == 0 {
+		copy(e.regs, e.regBackup)
+		e.idle = len(e.res) > 0 || s.engineHasWaiters(e)
+		return
+	}
+	e.idle = false
+	// the batch
+	ntok, npre, ndec, kvb, kvp := 0.0, 0.0, 0, 0.0, 0.0
+	for _, r := range e.assign {
+		ntok += r.job.assign
+		m := s.memHeld(e, r)
+		if r.job.mode == model.ModeDecode {
+			ndec++
+			kvb += m
+		} else {
+			npre += r.job.assign
+			kvp += m
+		}
+	}
+	s.ctx[model.CtxRunningCount] = float64(len(e.res))
+	s.ctx[model.CtxBatchTokens] = ntok
+	s.ctx[model.CtxBatchPrefilled] = npre
+	s.ctx[model.CtxBatchDecoding] = float64(ndec)
+	s.ctx[model.CtxBatchKVDecode] = kvb
+	s.ctx[model.CtxBatchKVPrefill] = kvp
+	s.ctx[model.CtxBatchAttention] = e.attn
+	T := s.eval(e.m.Cost, nil)
+	if math.IsNaN(T) || T < 0 || (ntok > 0 && !(T > 0)) {
+		s.fail(nil, e.stage.m.Pos, "engine `%s`: an iteration of %s tokens costs %s: it must take a positive time", e.stage.m.Label, fmtNum(ntok), fmtNum(T))
+		return
+	}
+	e.busy = true
+	e.epoch++
+	e.iterT = s.now
+	e.iters++
+	e.decodes = ndec
+	switch {
+	case ndec > 0 && npre > 0:
+		e.kind = iterMixed
+	case ndec > 0:
+		e.kind = iterDecode
+	case npre > 0:
+		e.kind = iterPrefill
+	default:
+		e.kind = iterNone
+	}
+	s.setIterStats(e, true)
+	if s.warm && ndec > 0 {
+		e.decBatchW.Add(float64(ndec))
+		e.decStepW.Add(T)
+	}
+	e.stage.util.Set(s.now, 1)
+	s.schedule(s.now+T, evIterEnd, int32(e.idx), e.epoch, nil)
+}
+
+func (s *Sim) setIterStats(e *engine, running bool) {
+	b := func(c bool) float64 {
+		if c && running {
+			return 1
+		}
+		return 0
+	}
+	e.prefOnlyI.Set(s.now, b(e.kind == iterPrefill))
+	e.decOnlyI.Set(s.now, b(e.kind == iterDecode))
+	e.mixedI.Set(s.now, b(e.kind == iterMixed))
+	if running {
+		e.decodesI.Set(s.now, float64(e.decodes))
+	} else {
+		e.decodesI.Set(s.now, 0)
+	}
+}
+
+// runSteps runs schedule statements in order.
+func (s *Sim) runSteps(e *engine, steps []model.SchedStep) {
+	for i := range steps {
+		if s.err != nil {
+			return
+		}
+		st := &steps[i]
+		switch st.Op {
+		case model.SchedAdvance:
+			s.advanceRunning(e, st)
+		case model.SchedAdmit:
+			s.admitWaiting(e, st)
+		case model.SchedBranch:
+			s.setBatchCtx(e)
+			g := s.eval(st.Cond, nil)
+			if g != 0 && g != 1 {
+				s.fail(nil, e.stage.m.Pos, "engine `%s`: a schedule guard is %s, not 0 or 1", e.stage.m.Label, fmtNum(g))
+				return
+			}
+			if g == 1 {
+				s.runSteps(e, st.Then)
+			} else {
+				s.runSteps(e, st.Else)
+			}
+		case model.SchedSet:
+			s.setBatchCtx(e)
+			e.regs[st.Reg] = s.eval(st.Value, nil)
+		}
+	}
+}
+
+// setBatchCtx exposes the attempt so far to guards.
+func (s *Sim) setBatchCtx(e *engine) {
+	ntok, npre := 0.0, 0.0
+	for _, r := range e.assign {
+		ntok += r.job.assign
+		if r.job.mode == model.ModePrefill {
+			npre += r.job.assign
+		}
+	}
+	s.ctx[model.CtxBatchTokens] = ntok
+	s.ctx[model.CtxBatchPrefilled] = npre
+	s.ctx[model.CtxRunningPreempted] = float64(e.preempted)
+	s.ctx[model.CtxWaitingAdmitted] = float64(e.admitted)
+}
+
+func (e *engine) isServed(ss *session) bool {
+	for _, x := range e.served {
+		if x == ss {
+			return true
+		}
+	}
+	return false
+}
+
+// order sorts the residents by the statement's keys, ties (and no keys)
+// by admission sequence.
+func (s *Sim) order(e *engine, keys []*model.Expr) []*session {
+	rs := append(e.sortScratch[:0], e.res...)
+	e.sortScratch = rs
+	if len(keys) == 0 {
+		sort.SliceStable(rs, func(a, b int) bool { return rs[a].job.admSeq < rs[b].job.admSeq })
+		return rs
+	}
+	n := len(keys)
+	vals := e.orderKeys[:0]
+	for _, r := range rs {
+		s.runCtx(r)
+		for _, k := range keys {
+			vals = append(vals, s.eval(k, r))
+		}
+	}
+	e.orderKeys = vals
+	idx := make([]int, len(rs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		ka, kb := vals[idx[a]*n:idx[a]*n+n], vals[idx[b]*n:idx[b]*n+n]
+		if keysLess(ka, kb) {
+			return true
+		}
+		if keysLess(kb, ka) {
+			return false
+		}
+		return rs[idx[a]].job.admSeq < rs[idx[b]].job.admSeq
+	})
+	out := make([]*session, len(rs))
+	for i, k := range idx {
+		out[i] = rs[k]
+	}
+	return out
+}
+
+// runCtx sets the per-run context variables of keys and `only`.
+func (s *Sim) runCtx(r *session) {
+	s.ctx[model.CtxDecoding] = 0
+	if r.job.mode == model.ModeDecode {
+		s.ctx[model.CtxDecoding] = 1
+	}
+	s.ctx[model.CtxAdmission] = float64(r.job.admSeq)
+	s.ctx[model.CtxRemaining] = r.job.rem
+}
+
+func (s *Sim) advanceRunning(e *engine, st *model.SchedStep) {
+	e.endStmt = false
+	for e.left > 0 && s.err == nil && !e.endStmt {
+		var r *session
+		for _, x := range s.order(e, st.Order) {
+			if !e.isServed(x) {
+				r = x
+				break
+			}
+		}
+		if r == nil {
+			return
+		}
+		e.served = append(e.served, r)
+		s.serve(e, r, st.Only)
+	}
+}
+
+// serve gives one resident its tokens for the iteration.
+func (s *Sim) serve(e *engine, r *session, only *model.Expr) {
+	j := &r.job
+	if only != nil {
+		s.runCtx(r)
+		if s.eval(only, r) == 0 {
+			return
+		}
+	}
+	var want float64
+	if j.mode == model.ModeDecode {
+		want = math.Min(1, j.rem)
+	} else {
+		want = j.rem
+		if e.chunk > 0 {
+			want = math.Min(want, e.chunk)
+		}
+		if g := float64(e.m.Granule); g > 0 && want < j.rem {
+			if math.IsInf(g, 1) {
+				want = 0
+			} else {
+				want = math.Floor(want/g) * g
+			}
+			if want == 0 {
+				e.stopAdmit = true
+				return
+			}
+		}
+	}
+	tok := math.Min(want, e.left)
+	if g := float64(e.m.Granule); g > 0 && j.mode == model.ModePrefill && tok < j.rem && !math.IsInf(g, 1) {
+		tok = math.Floor(tok/g) * g
+	}
+	if tok <= 0 {
+		return
+	}
+	pos := 0.0
+	if j.growing >= 0 {
+		if j.stalled {
+			return
+		}
+		h, i := innermost(r, j.growing)
+		if h == nil {
+			s.fail(r, model.Pos{}, "a growing run outside a hold of `%s`", s.pools[j.growing].m.Label)
+			return
+		}
+		hp := &h.pools[i]
+		pos = hp.pos
+		need := pos + tok - hp.alloc
+		if need > 1e-9 {
+			r.growHold, r.growIdx, r.growBy = h, i, need
+			switch s.tryGrowEngine(e, r) {
+			case growSelf:
+				e.endStmt = true
+				return
+			case growWait:
+				j.stalled = true
+				return
+			}
+		}
+	}
+	if j.mode == model.ModePrefill {
+		e.attn += tok * (pos + tok/2)
+	}
+	j.assign = tok
+	if j.start < 0 {
+		j.start = s.now
+	}
+	e.assign = append(e.assign, r)
+	e.left -= tok
+}
+
+// tryGrowEngine grows a resident's memory inside an iteration; victims
+// are the engine's residents holding the pool, the last admitted first.
+func (s *Sim) tryGrowEngine(e *engine, r *session) growResult {
+	h, i, d := r.growHold, r.growIdx, r.growBy
+	hp := &h.pools[i]
+	pl := &s.pools[hp.pool]
+	target := pl.roundUp(hp.alloc + d)
+	need := target - hp.alloc
+	for {
+		if pl.used+need <= pl.cap+1e-9 {
+			s.evict(pl, need)
+			pl.used += need
+			hp.alloc = target
+			r.growHold = nil
+			s.poolChanged(pl)
+			return growDone
+		}
+		if pl.m.Preempt == model.PreemptNone {
+			break
+		}
+		v := s.victim(pl, r)
+		if v == nil {
+			break
+		}
+		e.preempted++
+		self := v == r
+		s.preempt(v, pl)
+		if self {
+			return growSelf
+		}
+	}
+	r.growHold = nil
+	return growWait
+}
+
+// admitWaiting admits from the engine's pools, in declaration order, while
+// budget is left, the head fits and the statement's gate holds.
+func (s *Sim) admitWaiting(e *engine, st *model.SchedStep) {
+	for e.left > 0 && !e.stopAdmit && s.err == nil {
+		if st.While != nil {
+			s.setBatchCtx(e)
+			if g := s.eval(st.While, nil); g == 0 {
+				return
+			}
+		}
+		admittedOne := false
+		for _, p := range e.m.Admits {
+			pl := &s.pools[p]
+			if len(pl.queue) == 0 {
+				continue
+			}
+			h := s.selectHead(pl)
+			s.budgetOverride, s.budgetEngine = e.left, e
+			ok := s.fits(h)
+			if !ok {
+				s.budgetEngine = nil
+				e.stopAdmit = true
+				return
+			}
+			s.moveToFront(pl, h)
+			s.admitNow(h)
+			s.budgetEngine = nil
+			e.admitted++
+			ss := h.owner
+			if ss.job.stage == int32(e.idx) && ss.job.mode != model.ModeNone && !e.isServed(ss) {
+				e.served = append(e.served, ss)
+				s.serve(e, ss, st.Only)
+			}
+			admittedOne = true
+			break
+		}
+		if !admittedOne {
+			return
+		}
+	}
+}
+
+// admitNow admits a hold and runs its session until it blocks.
+func (s *Sim) admitNow(h *holdInst) {
+	s.admit(h)
+	ss := h.owner
+	// admit made it ready; run it now instead
+	for k := s.readyHead; k < len(s.ready); k++ {
+		if s.ready[k] == ss {
+			s.ready[k] = nil
+			copy(s.ready[k:], s.ready[k+1:])
+			s.ready = s.ready[:len(s.ready)-1]
+			break
+		}
+	}
+	s.exec(ss)
+}
+
+func (s *Sim) iterEnd(idx int, epoch uint32) {
+	e := s.stages[idx].eng
+	if e == nil || e.epoch != epoch || !e.busy {
+		return
+	}
+	e.busy = false
+	e.stage.util.Set(s.now, 0)
+	e.kind = iterNone
+	s.setIterStats(e, false)
+	for _, r := range e.assign {
+		j := &r.job
+		tok := j.assign
+		j.assign = 0
+		if j.stage != int32(idx) {
+			continue
+		}
+		j.rem -= tok
+		if j.growing >= 0 {
+			if h, i := innermost(r, j.growing); h != nil {
+				h.advanced = true
+				h.pools[i].pos += tok
+			}
+		}
+		if j.mode == model.ModeDecode {
+			if s.warm && r.lastTok > 0 {
+				gap := s.now - r.lastTok
+				e.itl.Add(gap)
+				e.itlW.Add(gap)
+			}
+			r.lastTok = s.now
+		}
+		if j.rem <= 1e-9 {
+			if j.mode == model.ModePrefill {
+				r.lastTok = s.now
+			}
+			s.leaveEngine(e, r)
+		}
+	}
+	e.assign = e.assign[:0]
+}
+
+func (s *Sim) leaveEngine(e *engine, r *session) {
+	for k, x := range e.res {
+		if x == r {
+			copy(e.res[k:], e.res[k+1:])
+			e.res[len(e.res)-1] = nil
+			e.res = e.res[:len(e.res)-1]
+			break
+		}
+	}
+	stg := e.stage
+	stg.present--
+	stg.num.Set(s.now, float64(stg.present))
+	if s.warm {
+		stg.done++
+		start := r.job.start
+		if start < 0 {
+			start = s.now
+		}
+		stg.waitW.Add(start - r.job.enq)
+		stg.svcW.Add(s.now - start)
+	}
+	r.job.stage = -1
+	r.job.mode = model.ModeNone
+	s.makeReady(r)
+}
+
+// budgetLeft is budget_left(E): inside an admission of E, the attempt's
+// left; elsewhere B − Σ want over the residents as they stand.
+func (s *Sim) budgetLeft(stg *stage) float64 {
+	e := stg.eng
+	if e == nil {
+		return 0
+	}
+	if s.budgetEngine == e {
+		return s.budgetOverride
+	}
+	saved := s.ctx
+	s.setResidentCtx(e)
+	prev := s.curEng
+	s.curEng = e
+	b := s.eval(e.m.Budget, nil)
+	c := 0.0
+	if e.m.Chunk != nil {
+		c = s.eval(e.m.Chunk, nil)
+		if math.IsInf(c, 1) {
+			c = 0
+		}
+	}
+	s.curEng = prev
+	s.ctx = saved
+	for _, r := range e.res {
+		if r.job.mode == model.ModeDecode {
+			b -= math.Min(1, r.job.rem)
+		} else if c > 0 {
+			b -= math.Min(r.job.rem, c)
+		} else {
+			b -= r.job.rem
+		}
+	}
+	return math.Max(0, b)
+}
+
+func (s *Sim) engineObservable(stg *stage, f model.Func) float64 {
+	e := stg.eng
+	switch f {
+	case model.SQueue:
+		return float64(len(e.res))
+	case model.SBusy:
+		if e.busy {
+			return float64(len(e.assign))
+		}
+		return 0
+	case model.SWork:
+		w := 0.0
+		for _, r := range e.res {
+			w += r.job.rem
+		}
+		return w
+	}
+	return 0
+}

@@ -1,0 +1,155 @@
+package interp
+
+import (
+	"math"
+
+	"github.com/serq/serq/model"
+)
+
+// eval evaluates e for session ss (nil outside a session), drawing from the
+// session's own stream.
+func (s *Sim) eval(e *model.Expr, ss *session) float64 {
+	var st *stream
+	if ss != nil {
+		st = ss.stream
+	} else {
+		st = s.machineStream
+	}
+	return s.evalWith(e, ss, st)
+}
+
+// evalWith evaluates e, drawing from st.
+func (s *Sim) evalWith(e *model.Expr, ss *session, st *stream) float64 {
+	switch e.Op {
+	case model.ENum:
+		return e.Num
+	case model.EAttr:
+		return ss.attrs[e.Slot]
+	case model.ECtx:
+		if model.Ctx(e.Slot) == model.CtxNow {
+			return s.now
+		}
+		return s.ctx[e.Slot]
+	case model.EReg:
+		return s.curEng.regs[e.Slot]
+	case model.ENeg:
+		return -s.evalWith(e.Args[0], ss, st)
+	case model.ENot:
+		if s.evalWith(e.Args[0], ss, st) == 0 {
+			return 1
+		}
+		return 0
+	case model.EAdd:
+		return s.evalWith(e.Args[0], ss, st) + s.evalWith(e.Args[1], ss, st)
+	case model.ESub:
+		return s.evalWith(e.Args[0], ss, st) - s.evalWith(e.Args[1], ss, st)
+	case model.EMul:
+		return s.evalWith(e.Args[0], ss, st) * s.evalWith(e.Args[1], ss, st)
+	case model.EDiv:
+		return s.evalWith(e.Args[0], ss, st) / s.evalWith(e.Args[1], ss, st)
+	case model.EPow:
+		return math.Pow(s.evalWith(e.Args[0], ss, st), s.evalWith(e.Args[1], ss, st))
+	case model.ELt, model.ELe, model.EGt, model.EGe, model.EEq, model.ENe:
+		a, b := s.evalWith(e.Args[0], ss, st), s.evalWith(e.Args[1], ss, st)
+		var r bool
+		switch e.Op {
+		case model.ELt:
+			r = a < b
+		case model.ELe:
+			r = a <= b
+		case model.EGt:
+			r = a > b
+		case model.EGe:
+			r = a >= b
+		case model.EEq:
+			r = a == b
+		default:
+			r = a != b
+		}
+		if r {
+			return 1
+		}
+		return 0
+	case model.EAnd:
+		if s.evalWith(e.Args[0], ss, st) == 0 || s.evalWith(e.Args[1], ss, st) == 0 {
+			return 0
+		}
+		return 1
+	case model.EOr:
+		if s.evalWith(e.Args[0], ss, st) != 0 || s.evalWith(e.Args[1], ss, st) != 0 {
+			return 1
+		}
+		return 0
+	case model.ECond:
+		if s.evalWith(e.Args[0], ss, st) != 0 {
+			return s.evalWith(e.Args[1], ss, st)
+		}
+		return s.evalWith(e.Args[2], ss, st)
+	case model.EFunc:
+		a := s.evalWith(e.Args[0], ss, st)
+		switch e.Fn {
+		case model.FMin:
+			return math.Min(a, s.evalWith(e.Args[1], ss, st))
+		case model.FMax:
+			return math.Max(a, s.evalWith(e.Args[1], ss, st))
+		case model.FAbs:
+			return math.Abs(a)
+		case model.FFloor:
+			return math.Floor(a)
+		case model.FCeil:
+			return math.Ceil(a)
+		case model.FSqrt:
+			return math.Sqrt(a)
+		case model.FExp:
+			return math.Exp(a)
+		case model.FLn:
+			return math.Log(a)
+		case model.FPow:
+			return math.Pow(a, s.evalWith(e.Args[1], ss, st))
+		}
+	case model.EDraw:
+		var args [2]float64
+		for i, x := range e.Args {
+			args[i] = s.evalWith(x, ss, st)
+		}
+		return draw(e.Fn, args[:len(e.Args)], st)
+	case model.EStage:
+		i, ok := s.member(e.Ref, ss, true)
+		if !ok {
+			return 0
+		}
+		return s.stageObservable(&s.stages[i], e.Fn)
+	case model.EPool:
+		i, ok := s.member(e.Ref, ss, false)
+		if !ok {
+			return 0
+		}
+		return s.poolObservable(&s.pools[i], e.Fn, ss)
+	case model.EBudget:
+		i, ok := s.member(e.Ref, ss, true)
+		if !ok {
+			return 0
+		}
+		return s.budgetLeft(&s.stages[i])
+	}
+	panic("interp: cannot evaluate " + e.Op.String())
+}
+
+// member resolves a reference to a stage (or pool) index.
+func (s *Sim) member(r *model.Ref, ss *session, isStage bool) (int, bool) {
+	var f model.Family
+	if isStage {
+		f = s.p.StageFams[r.Fam]
+	} else {
+		f = s.p.PoolFams[r.Fam]
+	}
+	if r.Index == nil {
+		return f.First, true
+	}
+	x := s.eval(r.Index, ss)
+	if x < 0 || x >= float64(f.Count) || x != math.Floor(x) {
+		s.fail(ss, model.Pos{}, "index %s of `%s` is out of range: it has %d member(s)", fmtNum(x), f.Name, f.Count)
+		return f.First, false
+	}
+	return f.First + int(x), true
+}

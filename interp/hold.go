@@ -1,0 +1,798 @@
+package interp
+
+import (
+	"math"
+
+	"github.com/serq/serq/model"
+)
+
+// hold executes a hold statement: it joins its first pool's queue; the
+// settle (or the admitting engine) admits it.
+func (s *Sim) hold(ss *session, st *model.Stmt) bool {
+	h := &holdInst{st: st, owner: ss, leased: st.Lease - 1, enq: s.now}
+	for i := range st.Holds {
+		p, ok := s.member(&st.Holds[i].Pool, ss, false)
+		if !ok {
+			return false
+		}
+		h.pools = append(h.pools, holdPool{pool: p})
+	}
+	f := ss.top()
+	h.retPC = f.pc - 1
+	h.depth = len(ss.frames)
+	if ss.resumeHold != nil && ss.resumeHold.st == st {
+		h.lastPos = ss.resumeHold.lastPos
+		h.resume = true
+	}
+	resumeHead := ss.resumeHold != nil && !s.pools[h.pools[0].pool].m.RequeueTail
+	ss.resumeHold = nil
+	// A request that can never fit is rejected when it joins, if its
+	// demand reads only attributes and numbers.
+	for i := range h.pools {
+		hp := &st.Holds[i]
+		if !pureDemand(hp.Units) || (hp.Reserve != nil && !pureDemand(hp.Reserve)) {
+			continue
+		}
+		pl := &s.pools[h.pools[i].pool]
+		need := s.demand(ss, h, i)
+		if math.IsNaN(need) || need < 0 {
+			s.fail(ss, st.Pos, "the units of `%s` are %s: an amount must be at least 0", pl.m.Label, fmtNum(need))
+			return false
+		}
+		if pl.roundUp(need) > pl.cap {
+			if s.warm {
+				pl.rejected++
+			}
+			pl.rejected += 0
+			s.rejectSession(ss, st.Pos)
+			return false
+		}
+	}
+	first := &s.pools[h.pools[0].pool]
+	h.waiting = true
+	if resumeHead {
+		first.queue = append(first.queue, nil)
+		copy(first.queue[1:], first.queue)
+		first.queue[0] = h
+	} else {
+		first.queue = append(first.queue, h)
+	}
+	s.poolChanged(first)
+	ss.state = sBlocked
+	ss.waitingHold = true
+	ss.waitHold = h
+	return false
+}
+
+// pureDemand reports an amount that reads only attributes and numbers.
+func pureDemand(e *model.Expr) bool {
+	ok := true
+	e.Walk(func(x *model.Expr) bool {
+		switch x.Op {
+		case model.EPool, model.EStage, model.EBudget, model.ECtx, model.EReg:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// demand is max(units, reserve) of pool i of a hold, evaluated now.
+func (s *Sim) demand(ss *session, h *holdInst, i int) float64 {
+	hp := &h.st.Holds[i]
+	u := s.eval(hp.Units, ss)
+	if hp.Reserve != nil {
+		u = math.Max(u, s.eval(hp.Reserve, ss))
+	}
+	return u
+}
+
+// rejectSession ends a session whose request can never fit.
+func (s *Sim) rejectSession(ss *session, pos model.Pos) {
+	root := rootOf(ss)
+	if ss != root {
+		// a refused leg ends its session
+		s.endThread(ss)
+		if root.state != sDone {
+			s.forceEnd(root, pos)
+		}
+		return
+	}
+	s.forceEnd(ss, pos)
+}
+
+// forceEnd ends a session wherever it stands.
+func (s *Sim) forceEnd(ss *session, pos model.Pos) {
+	s.cancelWait(ss)
+	if ss.legs > 0 {
+		// its legs run on and return their leases
+		ss.legs = 0
+	}
+	s.endSession(ss, pos)
+}
+
+// fits reports whether a waiting hold fits every pool now.
+func (s *Sim) fits(h *holdInst) bool {
+	ss := h.owner
+	for i := range h.pools {
+		pl := &s.pools[h.pools[i].pool]
+		need := s.demand(ss, h, i)
+		if math.IsNaN(need) || need < 0 {
+			s.fail(ss, h.st.Pos, "the units of `%s` are %s: an amount must be at least 0", pl.m.Label, fmtNum(need))
+			return false
+		}
+		need = pl.roundUp(need)
+		if pl.m.ReserveHeld {
+			need += s.outstanding(pl, nil)
+		}
+		if pl.used+need > pl.cap+1e-9 {
+			return false
+		}
+	}
+	return true
+}
+
+// outstanding is Σ max(0, reserve − alloc) over the live holds of a pool
+// other than skip (`reserve held`).
+func (s *Sim) outstanding(pl *pool, skip *holdInst) float64 {
+	sum := 0.0
+	for _, ss := range s.live {
+		for _, h := range ss.holds {
+			if h == skip {
+				continue
+			}
+			for _, hp := range h.pools {
+				if hp.pool == pl.index && !hp.released {
+					sum += math.Max(0, hp.reserve-hp.alloc)
+				}
+			}
+		}
+	}
+	return sum
+}
+
+// admit allocates a fitting hold and starts its body.
+func (s *Sim) admit(h *holdInst) {
+	ss := h.owner
+	first := &s.pools[h.pools[0].pool]
+	first.queue = first.queue[1:]
+	if len(first.queue) == 0 {
+		first.queue = nil
+	}
+	h.waiting = false
+	st := h.st
+	consumedMax := 0.0
+	for i := range h.pools {
+		hp := &h.pools[i]
+		pl := &s.pools[hp.pool]
+		u := s.eval(st.Holds[i].Units, ss)
+		if st.Holds[i].Reserve != nil {
+			hp.reserve = pl.roundUp(s.eval(st.Holds[i].Reserve, ss))
+		}
+		alloc := pl.roundUp(u)
+		consumed := 0.0
+		if st.HasCache {
+			if e := s.ownEntry(ss, pl.index); e != nil {
+				reuse := math.Inf(1)
+				if st.Reuse != nil {
+					reuse = pl.roundDown(s.eval(st.Reuse, ss))
+				}
+				consumed = math.Min(math.Min(e.size, reuse), alloc)
+				consumed = math.Max(0, pl.roundDown(consumed))
+				e.size -= consumed
+				pl.cached -= consumed
+				e.dead = true
+				if e.size <= 1e-9 {
+					e.gone = true
+					pl.cached -= e.size
+					e.size = 0
+				}
+			}
+		}
+		s.evict(pl, alloc)
+		pl.used += alloc
+		hp.alloc, hp.pos = alloc, consumed
+		pl.holders++
+		consumedMax = math.Max(consumedMax, consumed)
+		if s.warm {
+			pl.admits++
+			if i == 0 {
+				pl.waitW.Add(s.now - h.enq)
+			}
+		}
+		s.poolChanged(pl)
+	}
+	ss.attrs[s.p.Builtin.Cached] = consumedMax
+	s.admSeq++
+	h.admSeq = s.admSeq
+	ss.admSeq = s.admSeq
+	ss.holds = append(ss.holds, h)
+	ss.waitingHold = false
+	ss.waitHold = nil
+	ss.frames = append(ss.frames, frame{b: st.Body, kind: fHold, hold: h})
+	h.depth = len(ss.frames) - 1
+	s.makeReady(ss)
+}
+
+// admitSettle admits at settle time: per pool in declaration order, retry
+// its growers, then admit its queue's heads while they fit. Pools an
+// engine admits wait for its iterations.
+func (s *Sim) admitSettle() bool {
+	progressed := false
+	for i := range s.pools {
+		pl := &s.pools[i]
+		if s.retryGrowers(pl) {
+			progressed = true
+		}
+		if pl.admitVia >= 0 {
+			continue
+		}
+		for len(pl.queue) > 0 && s.err == nil {
+			h := s.selectHead(pl)
+			if !s.fits(h) {
+				break
+			}
+			s.moveToFront(pl, h)
+			s.admit(h)
+			progressed = true
+		}
+	}
+	return progressed
+}
+
+// selectHead is the waiting hold tried next: the head, or the least keys
+// under `queue by` (a resumed hold at the head goes first).
+func (s *Sim) selectHead(pl *pool) *holdInst {
+	keys := pl.m.QueueKeys
+	if keys == nil || pl.queue[0].resume {
+		return pl.queue[0]
+	}
+	var best *holdInst
+	var bestK, cur [8]float64
+	n := min(len(keys), len(cur))
+	for _, h := range pl.queue {
+		s.ctx[model.CtxWaited] = s.now - h.enq
+		for k := 0; k < n; k++ {
+			cur[k] = s.eval(keys[k], h.owner)
+		}
+		if best == nil || keysLess(cur[:n], bestK[:n]) {
+			best, bestK = h, cur
+		}
+	}
+	return best
+}
+
+func (s *Sim) moveToFront(pl *pool, h *holdInst) {
+	for i, x := range pl.queue {
+		if x == h {
+			copy(pl.queue[1:i+1], pl.queue[:i])
+			pl.queue[0] = h
+			return
+		}
+	}
+}
+
+// innermost finds the session's innermost in-scope hold on pool p.
+func innermost(ss *session, p int) (*holdInst, int) {
+	for k := len(ss.holds) - 1; k >= 0; k-- {
+		h := ss.holds[k]
+		for i := range h.pools {
+			if h.pools[i].pool == p && !h.pools[i].released {
+				return h, i
+			}
+		}
+	}
+	return nil, -1
+}
+
+// computedPos is what a hold has computed on pool i.
+func computedPos(h *holdInst, i int) float64 {
+	if h.advanced {
+		return h.pools[i].pos
+	}
+	return h.pools[i].alloc
+}
+
+// releasePool frees one pool of a hold, caching min(ℓ, computed).
+func (s *Sim) releasePool(h *holdInst, i int, cacheL float64, hasCache bool) {
+	hp := &h.pools[i]
+	if hp.released {
+		return
+	}
+	hp.released = true
+	pl := &s.pools[hp.pool]
+	pl.used -= hp.alloc
+	if pl.used < 1e-9 {
+		pl.used = math.Max(0, pl.used)
+	}
+	pl.holders--
+	if hasCache {
+		s.cacheAt(h.owner, pl, math.Min(cacheL, computedPos(h, i)))
+	}
+	hp.alloc = 0
+	s.poolChanged(pl)
+}
+
+// holdExit ends a hold's scope: its pools are released (caching per the
+// clause), its leased pool becomes a lease.
+func (s *Sim) holdExit(ss *session, h *holdInst) {
+	st := h.st
+	cacheL := 0.0
+	if st.HasCache {
+		cacheL = s.eval(st.Cache, ss)
+	}
+	for i := range h.pools {
+		if i == h.leased && !h.pools[i].released {
+			h.cacheL = cacheL
+			dur := s.eval(st.LeaseFor, ss)
+			h.leaseGen++
+			ss.leases = append(ss.leases, h)
+			if !math.IsInf(dur, 1) {
+				h.leaseEnd = s.now + dur
+				s.scheduleLease(h)
+			}
+			continue
+		}
+		s.releasePool(h, i, cacheL, st.HasCache)
+	}
+	s.dropHold(ss, h)
+	ss.attrs[s.p.Builtin.Computed] = 0
+}
+
+func (s *Sim) dropHold(ss *session, h *holdInst) {
+	for k := len(ss.holds) - 1; k >= 0; k-- {
+		if ss.holds[k] == h {
+			copy(ss.holds[k:], ss.holds[k+1:])
+			ss.holds[len(ss.holds)-1] = nil
+			ss.holds = ss.holds[:len(ss.holds)-1]
+			return
+		}
+	}
+}
+
+// endLease ends a lease: its allocation is freed and its cache applies.
+func (s *Sim) endLease(ss *session, h *holdInst) {
+	for k, l := range ss.leases {
+		if l == h {
+			copy(ss.leases[k:], ss.leases[k+1:])
+			ss.leases[len(ss.leases)-1] = nil
+			ss.leases = ss.leases[:len(ss.leases)-1]
+			break
+		}
+	}
+	h.leaseGen++
+	s.releasePool(h, h.leased, h.cacheL, h.st.HasCache)
+}
+
+func (s *Sim) scheduleLease(h *holdInst) {
+	s.schedule(h.leaseEnd, evLeaseEnd, 0, h.leaseGen, nil)
+	s.cal[s.lastScheduled].h = h
+}
+
+// leaseEnd expires a lease whose time is up, wherever it now belongs.
+func (s *Sim) leaseEnd(h *holdInst, gen uint32) {
+	if h == nil || h.leaseGen != gen {
+		return
+	}
+	for owner := h.owner; owner != nil; owner = owner.parent {
+		if hasLease(owner, h) {
+			s.endLease(owner, h)
+			return
+		}
+	}
+}
+
+func hasLease(ss *session, h *holdInst) bool {
+	for _, l := range ss.leases {
+		if l == h {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Sim) release(ss *session, st *model.Stmt) {
+	p, ok := s.member(st.Pool, ss, false)
+	if !ok {
+		return
+	}
+	if h, i := innermost(ss, p); h != nil {
+		cacheL := 0.0
+		if h.st.HasCache {
+			cacheL = s.eval(h.st.Cache, ss)
+		}
+		if i == h.leased {
+			// released inside its scope: no lease remains
+			h.leased = -1
+		}
+		s.releasePool(h, i, cacheL, h.st.HasCache)
+		return
+	}
+	for k := len(ss.leases) - 1; k >= 0; k-- {
+		l := ss.leases[k]
+		if l.pools[l.leased].pool == p {
+			s.endLease(ss, l)
+			return
+		}
+	}
+	// a leg's lease not yet passed: look in the session's other legs? no-op.
+}
+
+func (s *Sim) load(ss *session, st *model.Stmt) {
+	p, ok := s.member(st.Pool, ss, false)
+	if !ok {
+		return
+	}
+	n := s.eval(st.Value, ss)
+	if math.IsNaN(n) || n < 0 {
+		s.runError(ss, st, "the amount of `load`", n)
+		return
+	}
+	h, i := innermost(ss, p)
+	if h == nil {
+		return
+	}
+	hp := &h.pools[i]
+	if hp.pos+n > hp.alloc+1e-9 {
+		s.fail(ss, st.Pos, "`load %s (%s)` must fit the allocation: the hold has %s and has computed %s", s.pools[p].m.Label, fmtNum(n), fmtNum(hp.alloc), fmtNum(hp.pos))
+		return
+	}
+	hp.pos += n
+	h.advanced = true
+}
+
+func (s *Sim) drop(ss *session, st *model.Stmt) {
+	p, ok := s.member(st.Pool, ss, false)
+	if !ok {
+		return
+	}
+	if e := s.ownEntry(ss, p); e != nil {
+		pl := &s.pools[p]
+		e.gone = true
+		pl.cached -= e.size
+		e.size = 0
+		s.compactEntries(pl)
+		s.poolChanged(pl)
+	}
+}
+
+// grow adds to the innermost hold on a pool; with no room the pool's
+// preempt policy applies.
+func (s *Sim) grow(ss *session, st *model.Stmt) bool {
+	p, ok := s.member(st.Pool, ss, false)
+	if !ok {
+		return false
+	}
+	d := s.eval(st.Value, ss)
+	if math.IsNaN(d) || d < 0 {
+		s.runError(ss, st, "the amount of `grow`", d)
+		return false
+	}
+	h, i := innermost(ss, p)
+	if h == nil {
+		return true
+	}
+	ss.growHold, ss.growIdx, ss.growBy = h, i, d
+	switch s.tryGrow(ss) {
+	case growDone:
+		return true
+	case growSelf:
+		return false
+	}
+	return false
+}
+
+type growResult uint8
+
+const (
+	growDone growResult = iota
+	growWait
+	growSelf // the grower preempted itself
+)
+
+// tryGrow grows ss's pending growth, preempting as the pool says; a grower
+// that must wait joins the pool's growers.
+func (s *Sim) tryGrow(ss *session) growResult {
+	h, i, d := ss.growHold, ss.growIdx, ss.growBy
+	hp := &h.pools[i]
+	pl := &s.pools[hp.pool]
+	target := pl.roundUp(hp.alloc + d)
+	need := target - hp.alloc
+	for {
+		if pl.used+need <= pl.cap+1e-9 {
+			s.evict(pl, need)
+			pl.used += need
+			hp.alloc = target
+			ss.growHold = nil
+			s.poolChanged(pl)
+			return growDone
+		}
+		if pl.m.Preempt == model.PreemptNone {
+			break
+		}
+		v := s.victim(pl, ss)
+		if v == nil {
+			break
+		}
+		s.preempt(v, pl)
+		if v == ss || rootOf(v) == ss {
+			return growSelf
+		}
+	}
+	// wait as a grower
+	ss.state = sBlocked
+	for _, g := range pl.growers {
+		if g == ss {
+			return growWait
+		}
+	}
+	pl.growers = append(pl.growers, ss)
+	return growWait
+}
+
+// retryGrowers lets stalled growers of a pool grow, in stall order.
+func (s *Sim) retryGrowers(pl *pool) bool {
+	progressed := false
+	for len(pl.growers) > 0 && s.err == nil {
+		g := pl.growers[0]
+		h, i := g.growHold, g.growIdx
+		if h == nil {
+			pl.growers = pl.growers[1:]
+			continue
+		}
+		hp := &h.pools[i]
+		need := pl.roundUp(hp.alloc+g.growBy) - hp.alloc
+		if pl.used+need > pl.cap+1e-9 {
+			break
+		}
+		pl.growers = pl.growers[1:]
+		if s.tryGrow(g) == growDone {
+			if g.job.growing >= 0 && g.job.stage >= 0 {
+				// an engine grower: it resumes in the next iteration
+				g.job.stalled = false
+				continue
+			}
+			s.makeReady(g)
+			progressed = true
+		}
+	}
+	return progressed
+}
+
+// victim chooses whom a failed growth on pl preempts: the candidates are
+// the holders of pl in scope that are residents of the engine whose memory
+// pl is (any in-scope holder for a pool that is no engine's memory);
+// least keys, ties to the one admitted last; lifo is the one admitted
+// last.
+func (s *Sim) victim(pl *pool, grower *session) *session {
+	var best *session
+	var bestK, cur [8]float64
+	keys := pl.m.PreemptKeys
+	n := min(len(keys), len(cur))
+	for _, ss := range s.allThreads() {
+		h, i := innermost(ss, pl.index)
+		if h == nil {
+			continue
+		}
+		if pl.memoryOf >= 0 {
+			if !s.isResident(ss, pl.memoryOf) {
+				continue
+			}
+		}
+		if pl.m.Preempt == model.PreemptBy {
+			s.ctx[model.CtxPosition] = computedPos(h, i)
+			s.ctx[model.CtxAdmission] = float64(h.admSeq)
+			s.ctx[model.CtxDecoding] = 0
+			if ss.job.mode == model.ModeDecode && ss.job.stage >= 0 {
+				s.ctx[model.CtxDecoding] = 1
+			}
+			for k := 0; k < n; k++ {
+				cur[k] = s.eval(keys[k], ss)
+			}
+			if best == nil || keysLess(cur[:n], bestK[:n]) || (!keysLess(bestK[:n], cur[:n]) && h.admSeq > best.admSeq) {
+				best, bestK = ss, cur
+			}
+			continue
+		}
+		if best == nil || h.admSeq > best.admSeq {
+			best = ss
+		}
+	}
+	return best
+}
+
+// allThreads lists live sessions and their running legs.
+func (s *Sim) allThreads() []*session {
+	s.threads = s.threads[:0]
+	s.threads = append(s.threads, s.live...)
+	s.threads = append(s.threads, s.legsLive...)
+	return s.threads
+}
+
+// preempt unwinds the victim's holds from the innermost to its hold on pl,
+// caching each one's computed position, and re-executes that hold
+// statement from its pool's queue.
+func (s *Sim) preempt(v *session, pl *pool) {
+	target, ti := innermost(v, pl.index)
+	if target == nil {
+		return
+	}
+	if s.warm {
+		pl.preempts++
+	}
+	pos := computedPos(target, ti)
+	s.cancelWait(v)
+	for len(v.holds) > 0 {
+		h := v.holds[len(v.holds)-1]
+		s.unwindHold(v, h, true)
+		if h == target {
+			break
+		}
+	}
+	// stuck: preempted again without passing its previous position
+	if target.resume && pos <= target.lastPos+1e-9 {
+		if s.warm {
+			pl.stuck++
+		}
+	}
+	v.attrs[s.p.Builtin.Computed] = pos
+	// re-execute the hold statement
+	v.frames = v.frames[:target.depth]
+	v.top().pc = target.retPC
+	v.resumeHold = &holdInst{st: target.st, lastPos: pos}
+	v.preempted = true
+	s.makeReady(v)
+}
+
+// unwindHold releases an in-scope hold abnormally (preemption, session
+// end): each pool caches its computed position per the hold's clause.
+func (s *Sim) unwindHold(ss *session, h *holdInst, preempted bool) {
+	cacheL := math.Inf(1)
+	if h.st.HasCache {
+		cacheL = s.eval(h.st.Cache, ss)
+	}
+	for i := range h.pools {
+		s.releasePool(h, i, cacheL, h.st.HasCache)
+	}
+	s.dropHold(ss, h)
+}
+
+// cancelWait takes a session out of whatever it waits for: a stage's job,
+// a hold queue, a pool's growers.
+func (s *Sim) cancelWait(ss *session) {
+	if h := ss.waitHold; h != nil && h.waiting {
+		pl := &s.pools[h.pools[0].pool]
+		for k, x := range pl.queue {
+			if x == h {
+				pl.queue = append(pl.queue[:k], pl.queue[k+1:]...)
+				break
+			}
+		}
+		h.waiting = false
+		ss.waitHold = nil
+		ss.waitingHold = false
+		s.poolChanged(pl)
+	}
+	if ss.growHold != nil {
+		for i := range s.pools {
+			pl := &s.pools[i]
+			for k, g := range pl.growers {
+				if g == ss {
+					pl.growers = append(pl.growers[:k], pl.growers[k+1:]...)
+					break
+				}
+			}
+		}
+		ss.growHold = nil
+	}
+	s.cancelJob(ss)
+}
+
+// cancelJob removes the session's job from its stage.
+func (s *Sim) cancelJob(ss *session) {
+	j := &ss.job
+	if j.flow >= 0 {
+		fs := &s.flows
+		id := j.flow
+		for _, st := range fs.flowStages[id] {
+			list := fs.stageFlows[st]
+			for k, f := range list {
+				if f == id {
+					fs.stageFlows[st] = append(list[:k], list[k+1:]...)
+					break
+				}
+			}
+			fs.touched = append(fs.touched, st)
+			stg := &s.stages[st]
+			stg.present--
+			stg.num.Set(s.now, float64(stg.present))
+		}
+		fs.flowStages[id] = fs.flowStages[id][:0]
+		fs.rates[id] = 0
+		fs.sess[id] = nil
+		fs.free = append(fs.free, id)
+		j.flow = -1
+		ss.gen++
+		return
+	}
+	if j.stage < 0 {
+		return
+	}
+	stg := &s.stages[j.stage]
+	switch {
+	case stg.eng != nil:
+		s.engineCancel(stg, ss)
+	case stg.kind == model.PS:
+		s.psAdvance(stg)
+		s.heapRemove(stg, ss)
+		stg.present--
+		stg.dirty = true
+	default:
+		if j.hidx >= 0 && j.hidx < len(stg.svc) && stg.svc[j.hidx] == ss {
+			last := len(stg.svc) - 1
+			moved := stg.svc[last]
+			stg.svc[j.hidx] = moved
+			moved.job.hidx = j.hidx
+			stg.svc[last] = nil
+			stg.svc = stg.svc[:last]
+		} else {
+			for k := stg.whead; k < len(stg.waiting); k++ {
+				if stg.waiting[k] == ss {
+					stg.waiting = append(stg.waiting[:k], stg.waiting[k+1:]...)
+					stg.qwork -= j.work
+					break
+				}
+			}
+		}
+		stg.present--
+		if stg.kind == model.FIFO && len(stg.svc) < stg.servers && stg.whead < len(stg.waiting) {
+			next := stg.waiting[stg.whead]
+			stg.waiting[stg.whead] = nil
+			stg.whead++
+			stg.qwork -= next.job.work
+			s.fifoStart(stg, next)
+		}
+	}
+	s.stageChanged(stg)
+	j.stage = -1
+	ss.gen++
+}
+
+func (s *Sim) heapRemove(stg *stage, ss *session) {
+	i := ss.job.hidx
+	h := stg.heap
+	last := len(h) - 1
+	h[i] = h[last]
+	h[i].job.hidx = i
+	h[last] = nil
+	stg.heap = h[:last]
+	if i < last {
+		// restore the heap property both ways
+		for i > 0 {
+			p := (i - 1) / 2
+			if !psLess(stg.heap[i], stg.heap[p]) {
+				break
+			}
+			stg.heap[i], stg.heap[p] = stg.heap[p], stg.heap[i]
+			stg.heap[i].job.hidx, stg.heap[p].job.hidx = i, p
+			i = p
+		}
+		hh := stg.heap
+		for {
+			l := 2*i + 1
+			if l >= len(hh) {
+				break
+			}
+			m := l
+			if r := l + 1; r < len(hh) && psLess(hh[r], hh[l]) {
+				m = r
+			}
+			if !psLess(hh[m], hh[i]) {
+				break
+			}
+			hh[i], hh[m] = hh[m], hh[i]
+			hh[i].job.hidx, hh[m].job.hidx = i, m
+			i = m
+		}
+	}
+}

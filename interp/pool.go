@@ -1,0 +1,280 @@
+package interp
+
+import (
+	"math"
+
+	"github.com/serq/serq/model"
+)
+
+// Pools: holds, admission queues, per-session prefix caches, leases and
+// preemption (spec/engine.md §5, §7).
+//
+// Units are float64. A pool with a block rounds allocations up and cache
+// entries down to whole blocks. The invariant is used + cached ≤ cap, where
+// used counts allocations (in-scope holds and leases) and cached the cache
+// entries, alive or dead; cache never blocks an admission, it is evicted.
+
+type cacheEntry struct {
+	pool   int
+	serial uint64
+	owner  *session // nil once the session has ended
+	gen    uint32
+	size   float64
+	last   float64 // release time
+	seq    uint64  // release sequence
+	dead   bool    // the leftover of a consumed entry: unusable
+	gone   bool    // evicted or dropped
+}
+
+type pool struct {
+	m        *model.Pool
+	index    int
+	cap      float64
+	block    float64
+	used     float64
+	cached   float64
+	entries  []*cacheEntry // release order (lru)
+	queue    []*holdInst   // waiting holds whose first pool this is
+	holders  int           // holds with an allocation here, leases included
+	growers  []*session    // growers waiting for room, in stall order
+	admitVia int           // engine stage index, -1
+	memoryOf int           // engine stage index, -1
+
+	usedI, cachedI, queueI, holdersI TimeIntegral
+	waitW                            Welford
+	admits, evictN, preempts         uint64
+	evictU                           float64
+	rejected, stuck                  uint64
+}
+
+// holdPool is one pool of a hold instance.
+type holdPool struct {
+	pool     int
+	alloc    float64
+	pos      float64 // computed position
+	reserve  float64
+	released bool
+}
+
+// holdInst is one execution of a hold statement.
+type holdInst struct {
+	st       *model.Stmt
+	owner    *session
+	pools    []holdPool
+	enq      float64
+	admSeq   uint64
+	waiting  bool
+	depth    int // the frame index of the hold's body
+	retPC    int // the hold statement's index in its parent frame
+	leaseEnd float64
+	leaseGen uint32
+	cacheL   float64 // the cache clause, read at scope end (for a lease)
+	leased   int     // index into pools of the lease, -1
+	lastPos  float64 // position at the last preemption (stuck counting)
+	resume   bool    // re-entering after a preemption
+	// advanced: a growing run or a load moved the hold, so each pool's
+	// computed is its own position; before that it is the allocation.
+	advanced bool
+}
+
+func (s *Sim) initPools() {
+	s.pools = make([]pool, len(s.p.Pools))
+	for i := range s.p.Pools {
+		m := &s.p.Pools[i]
+		pl := &s.pools[i]
+		pl.m, pl.index, pl.cap, pl.block = m, i, float64(m.Cap), float64(m.Block)
+		pl.admitVia, pl.memoryOf = m.AdmitVia, m.MemoryOf
+	}
+}
+
+func (pl *pool) resetStats(now float64) {
+	pl.usedI.Reset(now)
+	pl.cachedI.Reset(now)
+	pl.queueI.Reset(now)
+	pl.holdersI.Reset(now)
+	pl.waitW = Welford{}
+	pl.admits, pl.evictN, pl.preempts, pl.evictU = 0, 0, 0, 0
+}
+
+func (pl *pool) roundUp(x float64) float64 {
+	if pl.block > 0 {
+		return math.Ceil(x/pl.block-1e-9) * pl.block
+	}
+	return x
+}
+
+func (pl *pool) roundDown(x float64) float64 {
+	if pl.block > 0 {
+		return math.Floor(x/pl.block+1e-9) * pl.block
+	}
+	return x
+}
+
+func (s *Sim) poolChanged(pl *pool) {
+	pl.usedI.Set(s.now, pl.used)
+	pl.cachedI.Set(s.now, pl.cached)
+	pl.queueI.Set(s.now, float64(len(pl.queue)))
+	pl.holdersI.Set(s.now, float64(pl.holders))
+}
+
+// ownEntry is the session's alive cache entry in a pool.
+func (s *Sim) ownEntry(ss *session, p int) *cacheEntry {
+	root := rootOf(ss)
+	for _, e := range root.cache {
+		if e.pool == p && !e.gone && !e.dead {
+			return e
+		}
+	}
+	return nil
+}
+
+func rootOf(ss *session) *session {
+	for ss.parent != nil {
+		ss = ss.parent
+	}
+	return ss
+}
+
+func (s *Sim) poolObservable(pl *pool, f model.Func, ss *session) float64 {
+	switch f {
+	case model.PUsed:
+		return pl.used
+	case model.PFree:
+		return pl.cap - pl.used
+	case model.PCachedIn:
+		if ss == nil {
+			return 0
+		}
+		if e := s.ownEntry(ss, pl.index); e != nil {
+			return e.size
+		}
+		return 0
+	case model.PHolders:
+		return float64(pl.holders)
+	case model.PQueued:
+		return float64(len(pl.queue))
+	}
+	return 0
+}
+
+// evict frees cache until need more units fit beside used and cached.
+func (s *Sim) evict(pl *pool, need float64) {
+	excess := pl.used + pl.cached + need - pl.cap
+	for excess > 1e-9 && pl.cached > 0 {
+		e := s.victimEntry(pl)
+		if e == nil {
+			return
+		}
+		take := math.Min(e.size, math.Max(pl.block, 0))
+		if pl.block <= 0 || take <= 0 {
+			take = math.Min(e.size, excess)
+		}
+		e.size -= take
+		pl.cached -= take
+		excess -= take
+		if s.warm {
+			pl.evictU += take
+		}
+		if e.size <= 1e-9 {
+			e.gone = true
+			pl.cached -= e.size
+			e.size = 0
+			if s.warm {
+				pl.evictN++
+			}
+		}
+	}
+	s.compactEntries(pl)
+}
+
+// victimEntry is the next cache entry to lose a block: lru, or least keys.
+func (s *Sim) victimEntry(pl *pool) *cacheEntry {
+	keys := pl.m.Evict.Keys
+	var best *cacheEntry
+	var bestK, cur [8]float64
+	for _, e := range pl.entries {
+		if e.gone || e.size <= 0 {
+			continue
+		}
+		if keys == nil {
+			return e
+		}
+		s.ctx[model.CtxSize] = e.size
+		s.ctx[model.CtxAge] = s.now - e.last
+		s.ctx[model.CtxLast] = e.last
+		s.ctx[model.CtxWaiting] = 0
+		owner := e.owner
+		if owner != nil && owner.gen != e.gen {
+			owner = nil
+		}
+		if owner != nil && owner.state == sBlocked && owner.waitingHold {
+			s.ctx[model.CtxWaiting] = 1
+		}
+		n := min(len(keys), len(cur))
+		for k := 0; k < n; k++ {
+			cur[k] = s.evalWith(keys[k], s.attrsOf(owner), s.machineStream)
+		}
+		if best == nil || keysLess(cur[:n], bestK[:n]) {
+			best, bestK = e, cur
+		}
+	}
+	return best
+}
+
+// attrsOf gives a session to read attributes from: an ended session reads
+// zeros.
+func (s *Sim) attrsOf(ss *session) *session {
+	if ss != nil {
+		return ss
+	}
+	if s.zero == nil {
+		s.zero = &session{attrs: make([]float64, len(s.p.Attrs)), stream: s.machineStream}
+	}
+	return s.zero
+}
+
+func (s *Sim) compactEntries(pl *pool) {
+	n := 0
+	for _, e := range pl.entries {
+		if !e.gone {
+			pl.entries[n] = e
+			n++
+		}
+	}
+	for i := n; i < len(pl.entries); i++ {
+		pl.entries[i] = nil
+	}
+	pl.entries = pl.entries[:n]
+}
+
+// cacheAt stores the session's single entry in a pool.
+func (s *Sim) cacheAt(ss *session, pl *pool, units float64) {
+	root := rootOf(ss)
+	units = pl.roundDown(units)
+	if old := s.ownEntry(root, pl.index); old != nil {
+		old.gone = true
+		pl.cached -= old.size
+		old.size = 0
+	}
+	if units <= 0 {
+		s.compactEntries(pl)
+		return
+	}
+	// Room: the released allocation makes room for its own cache, but an
+	// entry is evicted first if it would not fit.
+	if pl.used+pl.cached+units > pl.cap {
+		s.evict(pl, units)
+		if pl.used+pl.cached+units > pl.cap {
+			units = pl.roundDown(math.Max(0, pl.cap-pl.used-pl.cached))
+			if units <= 0 {
+				return
+			}
+		}
+	}
+	s.seq++
+	e := &cacheEntry{pool: pl.index, serial: root.serial, owner: root, gen: root.gen, size: units, last: s.now, seq: s.seq}
+	pl.entries = append(pl.entries, e)
+	pl.cached += units
+	root.cache = append(root.cache, e)
+	s.compactEntries(pl)
+}

@@ -1,0 +1,125 @@
+package interp
+
+import (
+	"context"
+	"math"
+
+	"github.com/serq/serq/model"
+)
+
+// Run simulates p to the end and returns its report.
+func Run(ctx context.Context, p *model.Program, opt Options) (*Report, error) {
+	s, err := New(p, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Run(ctx); err != nil {
+		return nil, err
+	}
+	return s.Report(), nil
+}
+
+// testObserves marks the observe slots whose expression is a test.
+func testObserves(p *model.Program) []bool {
+	out := make([]bool, len(p.Observes))
+	var walk func(b *model.Block)
+	walk = func(b *model.Block) {
+		if b == nil {
+			return
+		}
+		for _, st := range b.Stmts {
+			if st.Op == model.OpObserve && st.Test {
+				out[st.Slot] = true
+			}
+			walk(st.Body)
+			walk(st.Else)
+		}
+	}
+	walk(p.Server)
+	walk(p.Workload.Init)
+	walk(p.Workload.Turn)
+	walk(p.Workload.Session)
+	return out
+}
+
+// Report summarises the run so far (the whole run once it is over).
+func (s *Sim) Report() *Report {
+	end := s.end
+	if !s.finished {
+		end = s.now
+	}
+	p := s.p
+	span := end - s.opt.Warmup
+	r := &Report{
+		Version: s.opt.Version, Horizon: s.opt.Horizon, End: end, Warmup: s.opt.Warmup, Seed: s.opt.Seed,
+		Events: s.events, Arrivals: s.arrivals, Ended: s.ended, Turns: s.turns,
+		MeanLive: s.liveAvg.Mean(end),
+	}
+	tests := testObserves(p)
+	for i, name := range p.Observes {
+		r.Observes = append(r.Observes, s.obs[i].Row(name, tests[i]))
+	}
+	for i, g := range p.Gauges {
+		r.Gauges = append(r.Gauges, s.gauges[i].Row(g.Name, s.opt.Warmup, end))
+	}
+	for _, c := range p.Claims {
+		note := "claims are not evaluated yet"
+		kind := map[string]ClaimKind{"every_iteration": ClaimEveryIteration, "some_iteration": ClaimSomeIteration, "at_end": ClaimAtEnd}[c.Kind]
+		r.Claims = append(r.Claims, ClaimRow{Name: c.Name, Kind: kind, Result: ClaimNotEvaluated, Note: &note})
+	}
+	nan := math.NaN()
+	for i := range s.stages {
+		st := &s.stages[i]
+		m := st.m
+		row := StageRow{Name: m.Name, Label: m.Label,
+			MeanNumber: st.num.Mean(end), Utilization: st.util.Mean(end), Completed: st.done,
+			Throughput: float64(st.done) / span, MeanWait: st.waitW.Mean(), MeanService: st.svcW.Mean(),
+			MeanDecodeBatch: nan, MeanDecodeStep: nan, MeanITL: nan, ITLP50: nan, ITLP99: nan}
+		if m.Index >= 0 {
+			idx := m.Index
+			row.Index = &idx
+		}
+		if e := st.eng; e != nil {
+			row.Iterations = e.iters
+			row.PrefillOnly = e.prefOnlyI.Mean(end)
+			row.DecodeOnly = e.decOnlyI.Mean(end)
+			row.Mixed = e.mixedI.Mean(end)
+			row.MeanDecodes = e.decodesI.Mean(end)
+			row.MeanDecodeBatch = e.decBatchW.Mean()
+			row.MeanDecodeStep = e.decStepW.Mean()
+			row.MeanITL = e.itlW.Mean()
+			if e.itl.Count() > 0 {
+				row.ITLP50 = e.itl.Quantile(0.5)
+				row.ITLP99 = e.itl.Quantile(0.99)
+			}
+			row.IdleWithWork = e.idle && (len(e.res) > 0 || s.engineHasWaiters(e))
+		}
+		r.Stages = append(r.Stages, row)
+	}
+	for i := range s.pools {
+		pl := &s.pools[i]
+		m := pl.m
+		row := PoolRow{Name: m.Name, Label: m.Label,
+			MeanUsed: pl.usedI.Mean(end), MeanCached: pl.cachedI.Mean(end), MeanQueue: pl.queueI.Mean(end),
+			MeanHolders: pl.holdersI.Mean(end), MeanWait: pl.waitW.Mean(), Admissions: pl.admits,
+			EvictedEntries: pl.evictN, EvictedUnits: pl.evictU, Preemptions: pl.preempts,
+			Rejected: pl.rejected, Stuck: pl.stuck}
+		if m.Index >= 0 {
+			idx := m.Index
+			row.Index = &idx
+		}
+		if len(pl.queue) > 0 {
+			h := pl.queue[0]
+			for k := range h.pools {
+				hp := &s.pools[h.pools[k].pool]
+				need := hp.roundUp(s.demand(h.owner, h, k))
+				if need > hp.cap {
+					row.OverCap = &OverCap{Queue: pl.m.Label, Need: need}
+					break
+				}
+			}
+		}
+		r.Pools = append(r.Pools, row)
+	}
+	return r
+}

@@ -1,0 +1,82 @@
+package interp
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/serq/serq/model"
+)
+
+// splitmix64 derives well-spread seeds from a few integers.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// Stream kinds, mixed into the seeds so that streams never coincide.
+const (
+	kindArrival uint64 = iota + 1
+	kindTurn
+	kindSession
+	kindLeg
+	kindMachine
+	kindTrace
+)
+
+// stream is a reseedable random source.
+type stream struct {
+	pcg rand.PCG
+	r   *rand.Rand
+}
+
+func newStream() *stream {
+	s := &stream{}
+	s.r = rand.New(&s.pcg)
+	return s
+}
+
+// seed resets the stream to the one named by (seed, kind, a, b).
+func (s *stream) seed(seed, kind, a, b uint64) {
+	h := splitmix64(seed ^ splitmix64(kind))
+	s.pcg.Seed(splitmix64(h^splitmix64(a)), splitmix64(h^splitmix64(b)+kind))
+}
+
+// u returns a uniform number in [0, 1).
+func (s *stream) u() float64 { return s.r.Float64() }
+
+// draw samples a distribution exactly as spec/language.md §8 defines it.
+func draw(f model.Func, args []float64, s *stream) float64 {
+	switch f {
+	case model.DExp:
+		return -args[0] * math.Log(1-s.u())
+	case model.DDet:
+		return args[0]
+	case model.DUniform:
+		return args[0] + (args[1]-args[0])*s.u()
+	case model.DErlang:
+		k := math.Max(1, math.Floor(args[0]))
+		m := args[1] / k
+		sum := 0.0
+		for i := 0.0; i < k; i++ {
+			sum += -m * math.Log(1-s.u())
+		}
+		return sum
+	case model.DH2:
+		mean := args[0]
+		v := math.Max(args[1], 1)
+		p := (1 + math.Sqrt((v-1)/(v+1))) / 2
+		u := s.u()
+		if u < p {
+			return -mean / (2 * p) * math.Log(1-s.u())
+		}
+		return -mean / (2 * (1 - p)) * math.Log(1-s.u())
+	case model.DBernoulli:
+		if s.u() < args[0] {
+			return 1
+		}
+		return 0
+	}
+	panic("interp: unknown distribution " + f.String())
+}

@@ -1,0 +1,446 @@
+package interp
+
+import (
+	"math"
+
+	"github.com/serq/serq/model"
+)
+
+type frameKind uint8
+
+const (
+	fBlock frameKind = iota
+	fLoop
+	fWhile
+	fTurn
+	fHold
+	fRoot
+)
+
+type frame struct {
+	b    *model.Block
+	pc   int
+	kind frameKind
+	st   *model.Stmt
+	hold *holdInst
+}
+
+type sessState uint8
+
+const (
+	sReady sessState = iota
+	sBlocked
+	sDone
+)
+
+// session is a session, or a fork leg of one (parent != nil). It is an
+// explicit continuation: frames over the model's blocks.
+type session struct {
+	serial uint64
+	gen    uint32 // bumped whenever a scheduled event about it goes stale
+	attrs  []float64
+	frames []frame
+	state  sessState
+
+	stream     *stream // the session's own statements
+	turnStream *stream // init and turn blocks
+
+	parent  *session // a leg's session
+	legs    int      // legs running
+	joining bool     // waiting at a join
+	legNo   uint64
+
+	turnStart float64
+	inTurn    bool
+	ttftDone  bool
+
+	liveIdx int
+
+	// the job the session waits for
+	job job
+
+	// livelock guard: how often it became ready at readyAt
+	readyAt    float64
+	readyCount int
+
+	holds  []*holdInst // innermost last
+	leases []*holdInst // allocations that outlived their scope
+	cache  []*cacheEntry
+
+	admSeq      uint64 // latest admission
+	waitingHold bool
+	waitHold    *holdInst
+	resumeHold  *holdInst // set by a preemption: the hold re-executes
+	preempted   bool
+	growHold    *holdInst // a pending growth
+	growIdx     int
+	growBy      float64
+	lastTok     float64 // time of the last token (ITL)
+}
+
+func (ss *session) top() *frame { return &ss.frames[len(ss.frames)-1] }
+
+func (s *Sim) newSession() *session {
+	var ss *session
+	if n := len(s.free); n > 0 {
+		ss = s.free[n-1]
+		s.free = s.free[:n-1]
+		gen := ss.gen + 1
+		attrs, frames, st, ts := ss.attrs, ss.frames[:0], ss.stream, ss.turnStream
+		holds, leases, cache := ss.holds[:0], ss.leases[:0], ss.cache[:0]
+		*ss = session{gen: gen, attrs: attrs, frames: frames, stream: st, turnStream: ts, holds: holds, leases: leases, cache: cache}
+		for i := range ss.attrs {
+			ss.attrs[i] = 0
+		}
+	} else {
+		ss = &session{attrs: make([]float64, len(s.p.Attrs)), stream: newStream(), turnStream: newStream()}
+	}
+	ss.job.stage = -1
+	ss.job.flow = -1
+	return ss
+}
+
+func (s *Sim) startSession() {
+	ss := s.newSession()
+	ss.serial = s.arrivals - 1
+	ss.attrs[s.p.Builtin.Serial] = float64(ss.serial)
+	ss.stream.seed(s.opt.Seed, kindSession, ss.serial, 0)
+	ss.liveIdx = len(s.live)
+	s.live = append(s.live, ss)
+	s.liveAvg.Add(s.now, 1)
+	// init runs at arrival with the (session, 0) substream.
+	ss.turnStream.seed(s.opt.Seed, kindTurn, ss.serial, 0)
+	s.runInline(ss, s.p.Workload.Init, ss.turnStream)
+	ss.frames = append(ss.frames, frame{b: s.p.Workload.Session, kind: fRoot})
+	s.makeReady(ss)
+}
+
+// runInline runs a block of commands (init/turn) at once.
+func (s *Sim) runInline(ss *session, b *model.Block, st *stream) {
+	for _, stmt := range b.Stmts {
+		switch stmt.Op {
+		case model.OpSet:
+			ss.attrs[stmt.Slot] = s.evalWith(stmt.Value, ss, st)
+		case model.OpObserve:
+			s.observe(ss, stmt.Slot, s.evalWith(stmt.Value, ss, st))
+		}
+	}
+}
+
+func (s *Sim) observe(ss *session, slot int, v float64) {
+	if !s.warm {
+		return
+	}
+	turn := uint32(ss.attrs[s.p.Builtin.TurnNo])
+	s.obs[slot].Add(s.now, ss.serial, turn, v)
+}
+
+func (s *Sim) makeReady(ss *session) {
+	if ss.readyAt != s.now {
+		ss.readyAt, ss.readyCount = s.now, 0
+	}
+	ss.readyCount++
+	if ss.readyCount > 1000 {
+		s.fail(ss, model.Pos{}, "made ready 1000 times at one instant: a livelock")
+		return
+	}
+	ss.state = sReady
+	s.ready = append(s.ready, ss)
+}
+
+// settle runs ready sessions until none is ready, then lets pools and
+// engines act (spec/engine.md §13).
+func (s *Sim) settle() {
+	for s.err == nil {
+		for s.readyHead < len(s.ready) && s.err == nil {
+			ss := s.ready[s.readyHead]
+			s.ready[s.readyHead] = nil
+			s.readyHead++
+			if ss.state == sReady {
+				s.exec(ss)
+			}
+		}
+		s.ready = s.ready[:0]
+		s.readyHead = 0
+		if s.err != nil {
+			return
+		}
+		if s.admitSettle() {
+			continue
+		}
+		if !s.startEngines() {
+			break
+		}
+	}
+	if s.err != nil {
+		return
+	}
+	s.reschedule()
+}
+
+const maxStatements = 1000000
+
+// exec runs a session until it blocks or ends.
+func (s *Sim) exec(ss *session) {
+	steps := 0
+	for s.err == nil {
+		if len(ss.frames) == 0 {
+			s.endThread(ss)
+			return
+		}
+		fi := len(ss.frames) - 1
+		f := &ss.frames[fi]
+		if f.pc >= len(f.b.Stmts) {
+			if !s.exitFrame(ss, f) {
+				return
+			}
+			continue
+		}
+		st := f.b.Stmts[f.pc]
+		f.pc++
+		steps++
+		if steps > maxStatements {
+			s.fail(ss, st.Pos, "ran %d statements without blocking: a livelock", maxStatements)
+			return
+		}
+		if !s.execStmt(ss, st) {
+			return
+		}
+	}
+}
+
+// exitFrame handles the end of a frame's block; false means the session
+// blocked or ended.
+func (s *Sim) exitFrame(ss *session, f *frame) bool {
+	switch f.kind {
+	case fLoop:
+		f.pc = 0
+		return true
+	case fWhile:
+		g, ok := s.guard(ss, f.st, "while")
+		if !ok {
+			return false
+		}
+		if g == 1 {
+			f.pc = 0
+			return true
+		}
+	case fTurn:
+		ss.inTurn = false
+		if s.p.AutoResponse >= 0 {
+			s.observe(ss, s.p.AutoResponse, s.now-ss.turnStart)
+		}
+	case fHold:
+		h := f.hold
+		ss.frames = ss.frames[:len(ss.frames)-1]
+		s.holdExit(ss, h)
+		return s.err == nil
+	case fRoot:
+		ss.frames = ss.frames[:len(ss.frames)-1]
+		s.endThread(ss)
+		return false
+	}
+	ss.frames = ss.frames[:len(ss.frames)-1]
+	return true
+}
+
+func (s *Sim) guard(ss *session, st *model.Stmt, what string) (float64, bool) {
+	g := s.eval(st.Value, ss)
+	if g != 0 && g != 1 {
+		s.fail(ss, st.Pos, "the guard of `%s` is %s, not 0 or 1", what, fmtNum(g))
+		return 0, false
+	}
+	return g, true
+}
+
+// execStmt runs one statement; false means the session blocked or ended.
+func (s *Sim) execStmt(ss *session, st *model.Stmt) bool {
+	switch st.Op {
+	case model.OpSet:
+		ss.attrs[st.Slot] = s.eval(st.Value, ss)
+	case model.OpObserve:
+		s.observe(ss, st.Slot, s.eval(st.Value, ss))
+	case model.OpBranch:
+		var g float64
+		if st.Value.Op == model.EDraw && st.Value.Fn == model.DBernoulli {
+			g = s.eval(st.Value, ss) // branch with: always 0 or 1
+		} else {
+			var ok bool
+			if g, ok = s.guard(ss, st, "branch"); !ok {
+				return false
+			}
+		}
+		if g == 1 {
+			ss.frames = append(ss.frames, frame{b: st.Body})
+		} else if st.Else != nil {
+			ss.frames = append(ss.frames, frame{b: st.Else})
+		}
+	case model.OpWhile:
+		g, ok := s.guard(ss, st, "while")
+		if !ok {
+			return false
+		}
+		if g == 1 {
+			ss.frames = append(ss.frames, frame{b: st.Body, kind: fWhile, st: st})
+		}
+	case model.OpLoop:
+		ss.frames = append(ss.frames, frame{b: st.Body, kind: fLoop, st: st})
+	case model.OpChoose:
+		s.choose(ss, st)
+	case model.OpEnd:
+		if ss.parent != nil {
+			s.fail(ss, st.Pos, "a leg may not end its session")
+			return false
+		}
+		s.endSession(ss, st.Pos)
+		return false
+	case model.OpTurn:
+		s.turn(ss)
+	case model.OpRun:
+		return s.run(ss, st)
+	case model.OpFork:
+		s.fork(ss, st)
+	case model.OpJoin:
+		if ss.legs > 0 {
+			ss.joining = true
+			ss.state = sBlocked
+			return false
+		}
+	case model.OpHold:
+		return s.hold(ss, st)
+	case model.OpGrow:
+		return s.grow(ss, st)
+	case model.OpRelease:
+		s.release(ss, st)
+	case model.OpLoad:
+		s.load(ss, st)
+	case model.OpDrop:
+		s.drop(ss, st)
+	}
+	return s.err == nil
+}
+
+func (s *Sim) turn(ss *session) {
+	no := ss.attrs[s.p.Builtin.TurnNo] + 1
+	ss.attrs[s.p.Builtin.TurnNo] = no
+	if s.warm {
+		s.turns++
+	}
+	ss.turnStream.seed(s.opt.Seed, kindTurn, ss.serial, uint64(no))
+	s.runInline(ss, s.p.Workload.Turn, ss.turnStream)
+	if s.p.Server == nil {
+		return
+	}
+	ss.turnStart = s.now
+	ss.inTurn = true
+	ss.ttftDone = false
+	ss.frames = append(ss.frames, frame{b: s.p.Server, kind: fTurn})
+}
+
+func (s *Sim) choose(ss *session, st *model.Stmt) {
+	n := math.Floor(s.eval(st.N, ss))
+	var best, cur [8]float64
+	nk := min(len(st.Keys), len(best))
+	bestJ := 0.0
+	for j := 0.0; j < n; j++ {
+		ss.attrs[st.Slot] = j
+		for k := 0; k < nk; k++ {
+			cur[k] = s.eval(st.Keys[k], ss)
+		}
+		if j == 0 || keysLess(cur[:nk], best[:nk]) {
+			best, bestJ = cur, j
+		}
+	}
+	ss.attrs[st.Slot] = bestJ
+}
+
+// keysLess compares key tuples lexicographically.
+func keysLess(a, b []float64) bool {
+	for i := range a {
+		if a[i] < b[i] {
+			return true
+		}
+		if a[i] > b[i] {
+			return false
+		}
+	}
+	return false
+}
+
+// endSession ends a session: holds and leases are released, cached
+// prefixes stay.
+func (s *Sim) endSession(ss *session, pos model.Pos) {
+	if ss.legs > 0 {
+		s.fail(ss, pos, "the session ends while a leg it forked runs")
+		return
+	}
+	for len(ss.holds) > 0 {
+		s.unwindHold(ss, ss.holds[len(ss.holds)-1], false)
+	}
+	for len(ss.leases) > 0 {
+		s.endLease(ss, ss.leases[len(ss.leases)-1])
+	}
+	for _, e := range ss.cache {
+		e.owner = nil
+	}
+	ss.frames = ss.frames[:0]
+	ss.state = sDone
+	if s.warm {
+		s.ended++
+	}
+	last := len(s.live) - 1
+	moved := s.live[last]
+	s.live[ss.liveIdx] = moved
+	moved.liveIdx = ss.liveIdx
+	s.live[last] = nil
+	s.live = s.live[:last]
+	s.liveAvg.Add(s.now, -1)
+	if s.p.Workload.Arrive == model.ArriveClosed {
+		s.schedule(s.now, evArrive, 0, 0, nil)
+	}
+	ss.gen++
+	s.free = append(s.free, ss)
+}
+
+// endThread is the end of a session's or a leg's root block.
+func (s *Sim) endThread(ss *session) {
+	if ss.parent == nil {
+		s.endSession(ss, model.Pos{})
+		return
+	}
+	// A leg ends: its leases pass to the session.
+	p := ss.parent
+	for len(ss.holds) > 0 {
+		s.unwindHold(ss, ss.holds[len(ss.holds)-1], false)
+	}
+	for _, l := range ss.leases {
+		l.owner = p
+		p.leases = append(p.leases, l)
+	}
+	ss.leases = ss.leases[:0]
+	ss.state = sDone
+	for k, l := range s.legsLive {
+		if l == ss {
+			s.legsLive = append(s.legsLive[:k], s.legsLive[k+1:]...)
+			break
+		}
+	}
+	p.legs--
+	if p.legs == 0 && p.joining {
+		p.joining = false
+		s.makeReady(p)
+	}
+	ss.gen++
+}
+
+func (s *Sim) fork(ss *session, st *model.Stmt) {
+	leg := &session{attrs: append([]float64(nil), ss.attrs...), stream: newStream(), parent: ss}
+	leg.job.stage, leg.job.flow = -1, -1
+	leg.serial = ss.serial
+	ss.legNo++
+	leg.stream.seed(s.opt.Seed, kindLeg, ss.serial, ss.legNo)
+	leg.frames = append(leg.frames, frame{b: st.Body, kind: fRoot})
+	ss.legs++
+	s.legsLive = append(s.legsLive, leg)
+	s.makeReady(leg)
+}

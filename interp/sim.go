@@ -1,0 +1,425 @@
+package interp
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/serq/serq/model"
+)
+
+// Options are a run's settings.
+type Options struct {
+	Horizon  float64 // simulated end time; must be finite and > 0
+	Warmup   float64 // statistics exclude [0, Warmup)
+	Seed     uint64
+	Arrivals uint64 // > 0: exactly this many arrivals, then drain (open workloads)
+	Version  string // reported as serq_version
+}
+
+// RunError is a failure of a running program: the program was valid but
+// did something the semantics refuse (a guard that is not 0 or 1, a
+// negative amount, an index out of range, a livelock).
+type RunError struct {
+	Pos     model.Pos
+	Time    float64
+	Session int64 // serial of the session, -1 if none
+	Msg     string
+}
+
+func (e *RunError) Error() string {
+	who := ""
+	if e.Session >= 0 {
+		who = fmt.Sprintf(" session %d:", e.Session)
+	}
+	if e.Pos.Line == 0 {
+		return fmt.Sprintf("at t=%s:%s %s", fmtTime(e.Time), who, e.Msg)
+	}
+	return fmt.Sprintf("%s: at t=%s:%s %s", e.Pos, fmtTime(e.Time), who, e.Msg)
+}
+
+func fmtTime(t float64) string { return fmt.Sprintf("%.6g", t) }
+
+type evKind uint8
+
+const (
+	evArrive   evKind = iota
+	evJobDone         // a fifo or delay job ends; s, gen
+	evPSDone          // a ps stage's next completion; id = stage, epoch
+	evFlowDone        // a flow ends; s, gen
+	evWarmup
+	evIterEnd  // an engine iteration ends; id = stage, epoch
+	evLeaseEnd // a lease expires; s, gen = lease id
+)
+
+type event struct {
+	t     float64
+	seq   uint64
+	kind  evKind
+	id    int32
+	epoch uint32
+	s     *session
+	h     *holdInst
+}
+
+// Sim is one simulation run.
+type Sim struct {
+	p   *model.Program
+	opt Options
+
+	now    float64
+	seq    uint64
+	cal    []event
+	events uint64
+
+	ready     []*session
+	readyHead int
+	live      []*session
+	free      []*session
+
+	arrivals uint64
+	ended    uint64
+	turns    uint64
+	liveAvg  TimeIntegral
+	warm     bool
+	draining bool // --arrivals reached: no more arrivals
+	finished bool
+	end      float64
+	err      error
+
+	stages []stage
+	flows  flowSet
+	pools  []pool
+	engs   []engine
+
+	obs    []ObserveStat
+	gauges []TimeAvg
+
+	arrStream     *stream
+	machineStream *stream
+
+	ctx      [model.NumCtx]float64
+	args     [8]float64
+	curEng   *engine
+	evalSess *session
+
+	lastScheduled  int
+	budgetOverride float64
+	budgetEngine   *engine
+	admSeq         uint64
+	zero           *session
+	threads        []*session
+	legsLive       []*session
+	instant        float64 // the instant the ready counters refer to
+}
+
+// New prepares a run of p.
+func New(p *model.Program, opt Options) (*Sim, error) {
+	if !(opt.Horizon > 0) || math.IsInf(opt.Horizon, 0) {
+		return nil, fmt.Errorf("the horizon must be finite and > 0")
+	}
+	if !(opt.Warmup >= 0) || opt.Warmup >= opt.Horizon {
+		return nil, fmt.Errorf("the warm-up must be at least 0 and below the horizon")
+	}
+	if opt.Arrivals > 0 && p.Workload.Arrive != model.ArrivePoisson && p.Workload.Arrive != model.ArriveRenewal {
+		return nil, fmt.Errorf("--arrivals needs an open workload (poisson or renewal)")
+	}
+	s := &Sim{p: p, opt: opt, instant: -1}
+	a := newStream()
+	a.seed(opt.Seed, kindArrival, 0, 0)
+	s.arrStream = a
+	m := newStream()
+	m.seed(opt.Seed, kindMachine, 0, 0)
+	s.machineStream = m
+	s.obs = make([]ObserveStat, len(p.Observes))
+	s.gauges = make([]TimeAvg, len(p.Gauges))
+	s.initStages()
+	s.initPools()
+	if opt.Warmup > 0 {
+		s.schedule(opt.Warmup, evWarmup, 0, 0, nil)
+	} else {
+		s.warm = true
+	}
+	switch p.Workload.Arrive {
+	case model.ArrivePoisson:
+		s.schedule(0, evArrive, 0, 0, nil)
+	case model.ArriveRenewal:
+		gap, err := s.renewalGap()
+		if err != nil {
+			return nil, err
+		}
+		s.schedule(gap, evArrive, 0, 0, nil)
+	case model.ArriveClosed, model.ArriveBatch:
+		n, _ := p.Workload.Arg.IsConst()
+		for i := 0; i < int(n); i++ {
+			s.schedule(0, evArrive, 0, 0, nil)
+		}
+	}
+	return s, nil
+}
+
+// Now is the simulated clock.
+func (s *Sim) Now() float64 { return s.now }
+
+// Events is the number of events processed.
+func (s *Sim) Events() uint64 { return s.events }
+
+// Done reports whether the run is over (horizon reached, drained, or failed).
+func (s *Sim) Done() bool { return s.finished || s.err != nil }
+
+// Err is the run's error, if it failed.
+func (s *Sim) Err() error { return s.err }
+
+// NextTime is the time of the next event, +Inf if none.
+func (s *Sim) NextTime() float64 {
+	if len(s.cal) == 0 {
+		return math.Inf(1)
+	}
+	return s.cal[0].t
+}
+
+func (s *Sim) schedule(t float64, k evKind, id int32, epoch uint32, ss *session) {
+	s.seq++
+	s.cal = append(s.cal, event{t: t, seq: s.seq, kind: k, id: id, epoch: epoch, s: ss})
+	// sift up
+	c := s.cal
+	i := len(c) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !evLess(&c[i], &c[parent]) {
+			break
+		}
+		c[i], c[parent] = c[parent], c[i]
+		i = parent
+	}
+	s.lastScheduled = i
+}
+
+func evLess(a, b *event) bool {
+	if a.t != b.t {
+		return a.t < b.t
+	}
+	return a.seq < b.seq
+}
+
+func (s *Sim) pop() event {
+	c := s.cal
+	top := c[0]
+	last := len(c) - 1
+	c[0] = c[last]
+	c[last] = event{}
+	c = c[:last]
+	s.cal = c
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= len(c) {
+			break
+		}
+		m := l
+		if r := l + 1; r < len(c) && evLess(&c[r], &c[l]) {
+			m = r
+		}
+		if !evLess(&c[m], &c[i]) {
+			break
+		}
+		c[i], c[m] = c[m], c[i]
+		i = m
+	}
+	return top
+}
+
+// Step processes the next event and settles. It returns false when the
+// run is over.
+func (s *Sim) Step() bool {
+	if s.Done() {
+		return false
+	}
+	if len(s.cal) == 0 || s.cal[0].t > s.opt.Horizon {
+		s.finish()
+		return false
+	}
+	if s.cal[0].t > s.now {
+		s.endInstant()
+	}
+	ev := s.pop()
+	s.advance(ev.t)
+	s.events++
+	s.handle(ev)
+	if s.err == nil {
+		s.settle()
+	}
+	if s.err == nil && s.draining && len(s.live) == 0 {
+		s.finishDrained()
+	}
+	return !s.Done()
+}
+
+// RunUntil steps until the clock would pass t (or the run ends).
+func (s *Sim) RunUntil(t float64) bool {
+	for !s.Done() {
+		if len(s.cal) > 0 && s.cal[0].t > t && s.cal[0].t <= s.opt.Horizon {
+			s.endInstant()
+			s.advance(t)
+			return true
+		}
+		s.Step()
+	}
+	return false
+}
+
+// Run runs to the end; ctx cancels it between events.
+func (s *Sim) Run(ctx context.Context) error {
+	n := 0
+	for s.Step() {
+		n++
+		if n&4095 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return s.err
+}
+
+// advance moves the clock, keeping time integrals current.
+func (s *Sim) advance(t float64) {
+	if t < s.now {
+		return
+	}
+	s.now = t
+}
+
+func (s *Sim) fail(ss *session, pos model.Pos, format string, args ...any) {
+	if s.err != nil {
+		return
+	}
+	serial := int64(-1)
+	if ss != nil {
+		serial = int64(ss.serial)
+	}
+	s.err = &RunError{Pos: pos, Time: s.now, Session: serial, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (s *Sim) handle(ev event) {
+	switch ev.kind {
+	case evArrive:
+		s.arrive()
+	case evWarmup:
+		s.warmup()
+	case evJobDone:
+		if ev.s.gen == ev.epoch {
+			s.jobDone(ev.s)
+		}
+	case evPSDone:
+		st := &s.stages[ev.id]
+		if st.epoch == ev.epoch {
+			s.psDone(st)
+		}
+	case evFlowDone:
+		if ev.s.gen == ev.epoch {
+			s.flowDone(ev.s)
+		}
+	case evIterEnd:
+		s.iterEnd(int(ev.id), ev.epoch)
+	case evLeaseEnd:
+		s.leaseEnd(ev.h, ev.epoch)
+	}
+}
+
+func (s *Sim) warmup() {
+	s.warm = true
+	for i := range s.stages {
+		s.stages[i].resetStats(s.now)
+	}
+	for i := range s.pools {
+		s.pools[i].resetStats(s.now)
+	}
+	for i := range s.engs {
+		s.engs[i].resetStats(s.now)
+	}
+	s.liveAvg.Reset(s.now)
+}
+
+// endInstant samples the gauges: the state at the end of an instant.
+func (s *Sim) endInstant() {
+	for i := range s.p.Gauges {
+		s.gauges[i].Record(s.now, s.eval(s.p.Gauges[i].Expr, nil))
+	}
+}
+
+func (s *Sim) finish() {
+	if s.finished {
+		return
+	}
+	s.endInstant()
+	if s.opt.Arrivals > 0 {
+		if s.arrivals < s.opt.Arrivals {
+			s.fail(nil, model.Pos{}, "the horizon %s passed with %d of %d arrivals", fmtTime(s.opt.Horizon), s.arrivals, s.opt.Arrivals)
+			return
+		}
+		s.fail(nil, model.Pos{}, "the horizon %s passed with %d session(s) still live", fmtTime(s.opt.Horizon), len(s.live))
+		return
+	}
+	s.now = s.opt.Horizon
+	s.end = s.opt.Horizon
+	s.finished = true
+}
+
+func (s *Sim) finishDrained() {
+	s.endInstant()
+	if s.now <= s.opt.Warmup {
+		s.fail(nil, model.Pos{}, "the run drained at t=%s, at or before the warm-up %s", fmtTime(s.now), fmtTime(s.opt.Warmup))
+		return
+	}
+	s.end = s.now
+	s.finished = true
+}
+
+// arrive starts a session and schedules the next arrival.
+func (s *Sim) arrive() {
+	w := &s.p.Workload
+	if s.draining {
+		return
+	}
+	s.arrivals++
+	if s.opt.Arrivals > 0 && s.arrivals >= s.opt.Arrivals {
+		s.draining = true
+	}
+	switch w.Arrive {
+	case model.ArrivePoisson:
+		if !s.draining {
+			rate, _ := w.Arg.IsConst()
+			gap := -math.Log(1-s.arrStream.u()) / rate
+			s.schedule(s.now+gap, evArrive, 0, 0, nil)
+		}
+	case model.ArriveRenewal:
+		if !s.draining {
+			gap, err := s.renewalGap()
+			if err != nil {
+				s.err = err
+				return
+			}
+			s.schedule(s.now+gap, evArrive, 0, 0, nil)
+		}
+	}
+	s.startSession()
+}
+
+func (s *Sim) renewalGap() (float64, error) {
+	gap := s.evalWith(s.p.Workload.Arg, nil, s.arrStream)
+	if !(gap > 0) || math.IsInf(gap, 0) {
+		return 0, &RunError{Time: s.now, Session: -1, Msg: fmt.Sprintf("a renewal gap must be positive and finite, not %s", fmtNum(gap))}
+	}
+	return gap, nil
+}
+
+func fmtNum(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "NaN"
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	return fmt.Sprintf("%g", x)
+}
