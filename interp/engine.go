@@ -124,6 +124,7 @@ func (s *Sim) engineRun(ss *session, st *model.Stmt, stg *stage, work float64) b
 		j.growing = p
 	}
 	e.res = append(e.res, ss)
+	s.trace(ss, "joined "+map[model.RunMode]string{model.ModePrefill: "prefill", model.ModeDecode: "decode"}[st.Mode]+" on", stg.m.Label, work)
 	stg.present++
 	stg.joins++
 	stg.num.Set(s.now, float64(stg.present))

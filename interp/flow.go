@@ -75,6 +75,13 @@ func (s *Sim) startFlow(ss *session, refs []model.Ref, work float64) bool {
 		stg.joins++
 		stg.num.Set(s.now, float64(stg.present))
 	}
+	if s.tracer != nil {
+		var names []string
+		for _, k := range stages {
+			names = append(names, s.stages[k].m.Label)
+		}
+		s.trace(ss, "started a flow on", joinLabels(names), work)
+	}
 	j := &ss.job
 	j.flow, j.work, j.enq, j.start, j.stage = id, work, s.now, s.now, -1
 	ss.state = sBlocked

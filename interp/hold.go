@@ -44,6 +44,7 @@ func (s *Sim) hold(ss *session, st *model.Stmt) bool {
 				pl.rejected++
 			}
 			pl.rejected += 0
+			s.trace(ss, "rejected at", pl.m.Label, need)
 			s.rejectSession(ss, st.Pos)
 			return false
 		}
@@ -193,6 +194,7 @@ func (s *Sim) admit(h *holdInst) {
 		pl.used += alloc
 		hp.alloc, hp.pos = alloc, consumed
 		pl.holders++
+		s.trace(ss, "admitted at", pl.m.Label, alloc)
 		consumedMax = math.Max(consumedMax, consumed)
 		if s.warm {
 			pl.admits++
@@ -324,6 +326,8 @@ func (s *Sim) holdExit(ss *session, h *holdInst) {
 	for i := range h.pools {
 		if i == h.leased && !h.pools[i].released {
 			h.cacheL = cacheL
+			h.leaseStart = s.now
+			s.trace(ss, "leased", s.pools[h.pools[i].pool].m.Label, h.pools[i].alloc)
 			dur := s.eval(st.LeaseFor, ss)
 			h.leaseGen++
 			ss.leases = append(ss.leases, h)
@@ -361,6 +365,7 @@ func (s *Sim) endLease(ss *session, h *holdInst) {
 		}
 	}
 	h.leaseGen++
+	s.trace(ss, "ended the lease at", s.pools[h.pools[h.leased].pool].m.Label, h.pools[h.leased].alloc)
 	s.releasePool(h, h.leased, h.cacheL, h.st.HasCache)
 }
 
@@ -620,6 +625,7 @@ func (s *Sim) preempt(v *session, pl *pool) {
 	if s.warm {
 		pl.preempts++
 	}
+	s.trace(v, "preempted at", pl.m.Label, 0)
 	pos := computedPos(target, ti)
 	s.cancelWait(v)
 	for len(v.holds) > 0 {

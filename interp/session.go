@@ -112,6 +112,7 @@ func (s *Sim) startSession() {
 	ss.turnStream.seed(s.opt.Seed, kindTurn, ss.serial, 0)
 	s.runInline(ss, s.p.Workload.Init, ss.turnStream)
 	ss.frames = append(ss.frames, frame{b: s.p.Workload.Session, kind: fRoot})
+	s.trace(ss, "arrived", "", 0)
 	s.makeReady(ss)
 }
 
@@ -383,6 +384,7 @@ func (s *Sim) endSession(ss *session, pos model.Pos) {
 	for _, e := range ss.cache {
 		e.owner = nil
 	}
+	s.trace(ss, "ended", "", 0)
 	ss.frames = ss.frames[:0]
 	ss.state = sDone
 	if s.warm {

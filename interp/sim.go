@@ -106,6 +106,7 @@ type Sim struct {
 	lastScheduled  int
 	budgetOverride float64
 	budgetEngine   *engine
+	tracer         func(TraceEvent)
 	admSeq         uint64
 	zero           *session
 	threads        []*session

@@ -115,6 +115,7 @@ func (s *Sim) run(ss *session, st *model.Stmt) bool {
 	j := &ss.job
 	j.stage, j.work, j.enq = int32(i), work, s.now
 	ss.state = sBlocked
+	s.trace(ss, "started on", stg.m.Label, work)
 	stg.joins++
 	switch stg.kind {
 	case model.FIFO:

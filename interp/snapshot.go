@@ -1,0 +1,283 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/serq/serq/model"
+)
+
+// Snapshot is a read-only picture of a run at one instant, for the TUI.
+// It shares nothing with the simulation: stepping after taking it does not
+// change it.
+type Snapshot struct {
+	Time     float64
+	Events   uint64
+	Arrivals uint64
+	Live     int
+	Done     bool
+	Err      error
+	Stages   []StageSnap
+	Pools    []PoolSnap
+	Gauges   []GaugeSnap
+	Observes []ObserveSnap
+}
+
+// StageSnap is one stage member.
+type StageSnap struct {
+	Label   string
+	Kind    string // fifo, ps, delay, step
+	Present int    // jobs present (engine: residents)
+	Busy    int    // in service (engine: in the running iteration)
+	Phi     float64
+	Shared  bool
+	Util    float64    // capacity in use now, 0..1
+	Flows   []FlowSnap // shared stages: the flows on it
+	Engine  *EngineSnap
+}
+
+// FlowSnap is one flow on a shared stage.
+type FlowSnap struct {
+	Session   uint64
+	Turn      int
+	Rate      float64
+	Remaining float64
+	Stages    []string // every stage the flow holds, in order
+}
+
+// EngineSnap is an engine's state.
+type EngineSnap struct {
+	Residents  int
+	Decoding   int
+	Batch      int
+	Running    bool
+	Iterations uint64
+	Memory     string // its memory pool, "" if none
+}
+
+// PoolSnap is one pool member.
+type PoolSnap struct {
+	Label       string
+	Cap         float64
+	Used        float64
+	Cached      float64
+	Holders     int
+	Queued      int
+	Preemptions uint64
+	Admissions  uint64
+	// Running: holders that are residents of the engine whose memory this
+	// is; Parked: holders that are not (waiting for a slot, a transfer…).
+	Running int
+	Parked  int
+	Engine  string // the engine whose memory it is, "" if none
+	Leases  []LeaseSnap
+}
+
+// LeaseSnap is a lease: an allocation that outlived its hold.
+type LeaseSnap struct {
+	Session uint64
+	Turn    int
+	Units   float64
+	Age     float64
+	// Waits says what the leasing session waits for now (who will take
+	// the lease), e.g. "queued at D.kv[1]" or "on D.nic[0]".
+	Waits string
+}
+
+// GaugeSnap is a gauge's current value.
+type GaugeSnap struct {
+	Name  string
+	Value float64
+}
+
+// ObserveSnap is an observe's running statistics (after warm-up).
+type ObserveSnap struct {
+	Name  string
+	Count uint64
+	Mean  float64
+	Last  float64
+}
+
+// Snapshot returns the current state.
+func (s *Sim) Snapshot() *Snapshot {
+	snap := &Snapshot{Time: s.now, Events: s.events, Arrivals: s.arrivals, Live: len(s.live), Done: s.Done(), Err: s.err}
+	for i := range s.stages {
+		st := &s.stages[i]
+		ss := StageSnap{Label: st.m.Label, Kind: st.kind.String(), Present: st.present, Shared: st.shared}
+		if st.m.Phi != nil {
+			ss.Phi, _ = st.m.Phi.IsConst()
+		}
+		switch {
+		case st.eng != nil:
+			e := st.eng
+			dec := 0
+			for _, r := range e.res {
+				if r.job.mode == model.ModeDecode {
+					dec++
+				}
+			}
+			es := &EngineSnap{Residents: len(e.res), Decoding: dec, Running: e.busy, Iterations: e.iters}
+			if e.busy {
+				es.Batch = len(e.assign)
+				ss.Util = 1
+			}
+			if e.m.Memory >= 0 {
+				es.Memory = s.pools[e.m.Memory].m.Label
+			}
+			ss.Engine = es
+			ss.Present, ss.Busy = len(e.res), es.Batch
+		case st.shared:
+			fs := &s.flows
+			sum := 0.0
+			for _, id := range fs.stageFlows[i] {
+				sess := fs.sess[id]
+				f := FlowSnap{Rate: fs.rates[id], Remaining: fs.rem[id] - fs.rates[id]*(s.now-fs.last[id])}
+				if sess != nil {
+					f.Session = sess.serial
+					f.Turn = int(rootOf(sess).attrs[s.p.Builtin.TurnNo])
+				}
+				for _, k := range fs.flowStages[id] {
+					f.Stages = append(f.Stages, s.stages[k].m.Label)
+				}
+				sum += f.Rate
+				ss.Flows = append(ss.Flows, f)
+			}
+			ss.Busy = len(ss.Flows)
+			if ss.Phi > 0 {
+				ss.Util = sum / ss.Phi
+			}
+		default:
+			ss.Busy = int(s.stageObservable(st, model.SBusy))
+			if st.kind == model.FIFO {
+				ss.Util = float64(len(st.svc)) / float64(st.servers)
+			} else {
+				ss.Util = math.Min(float64(st.present), 1)
+			}
+		}
+		snap.Stages = append(snap.Stages, ss)
+	}
+	for i := range s.pools {
+		pl := &s.pools[i]
+		ps := PoolSnap{Label: pl.m.Label, Cap: pl.cap, Used: pl.used, Cached: pl.cached, Holders: pl.holders,
+			Queued: len(pl.queue), Preemptions: pl.preempts, Admissions: pl.admits}
+		if pl.memoryOf >= 0 {
+			ps.Engine = s.stages[pl.memoryOf].m.Label
+		}
+		for _, t := range s.allThreads() {
+			if h, _ := innermost(t, i); h != nil {
+				if pl.memoryOf >= 0 && s.isResident(t, pl.memoryOf) {
+					ps.Running++
+				} else {
+					ps.Parked++
+				}
+			}
+			for _, l := range t.leases {
+				if l.leased >= 0 && l.pools[l.leased].pool == i {
+					root := rootOf(t)
+					ps.Leases = append(ps.Leases, LeaseSnap{Session: root.serial, Turn: int(root.attrs[s.p.Builtin.TurnNo]),
+						Units: l.pools[l.leased].alloc, Age: s.now - l.leaseStart, Waits: s.waits(root)})
+				}
+			}
+		}
+		sort.SliceStable(ps.Leases, func(a, b int) bool { return ps.Leases[a].Age > ps.Leases[b].Age })
+		snap.Pools = append(snap.Pools, ps)
+	}
+	for _, g := range s.p.Gauges {
+		snap.Gauges = append(snap.Gauges, GaugeSnap{Name: g.Name, Value: s.eval(g.Expr, nil)})
+	}
+	for i, name := range s.p.Observes {
+		o := &s.obs[i]
+		os := ObserveSnap{Name: name, Count: o.Count(), Mean: o.Mean(), Last: math.NaN()}
+		if sm := o.Samples(); len(sm) > 0 {
+			os.Last = sm[len(sm)-1].Value
+		}
+		snap.Observes = append(snap.Observes, os)
+	}
+	return snap
+}
+
+// waits describes what a session (or one of its legs) waits for now.
+func (s *Sim) waits(ss *session) string {
+	for _, t := range append([]*session{ss}, s.legsOf(ss)...) {
+		if t.state != sBlocked {
+			continue
+		}
+		switch {
+		case t.waitHold != nil && t.waitHold.waiting:
+			return "queued at " + s.pools[t.waitHold.pools[0].pool].m.Label
+		case t.job.flow >= 0:
+			var names []string
+			for _, k := range s.flows.flowStages[t.job.flow] {
+				names = append(names, s.stages[k].m.Label)
+			}
+			return "on " + joinLabels(names)
+		case t.job.stage >= 0:
+			return "on " + s.stages[t.job.stage].m.Label
+		case t.growHold != nil:
+			return "growing at " + s.pools[t.growHold.pools[t.growIdx].pool].m.Label
+		case t.joining:
+			return "at a join"
+		}
+	}
+	return "running"
+}
+
+func (s *Sim) legsOf(ss *session) []*session {
+	var out []*session
+	for _, l := range s.legsLive {
+		if l.parent == ss {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func joinLabels(ls []string) string {
+	out := ""
+	for i, l := range ls {
+		if i > 0 {
+			out += " + "
+		}
+		out += l
+	}
+	return out
+}
+
+// TraceEvent is one thing that happened, for an event log.
+type TraceEvent struct {
+	Time    float64
+	Session uint64
+	Turn    int
+	What    string // arrived, admitted, leased, released, preempted, ended, started, finished, rejected
+	Where   string // pool or stage label
+	Amount  float64
+}
+
+func (e TraceEvent) String() string {
+	s := fmt.Sprintf("%.4f s  session %d turn %d  %s", e.Time, e.Session, e.Turn, e.What)
+	if e.Where != "" {
+		s += " " + e.Where
+	}
+	if e.Amount != 0 {
+		s += fmt.Sprintf(", %s", fmtNum(e.Amount))
+	}
+	return s
+}
+
+// SetTracer installs a function called for every traced event (nil to
+// remove it). Tracing costs nothing when no tracer is set.
+func (s *Sim) SetTracer(f func(TraceEvent)) { s.tracer = f }
+
+func (s *Sim) trace(ss *session, what, where string, amount float64) {
+	if s.tracer == nil {
+		return
+	}
+	ev := TraceEvent{Time: s.now, What: what, Where: where, Amount: amount}
+	if ss != nil {
+		root := rootOf(ss)
+		ev.Session = root.serial
+		ev.Turn = int(root.attrs[s.p.Builtin.TurnNo])
+	}
+	s.tracer(ev)
+}
