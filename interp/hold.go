@@ -193,7 +193,9 @@ func (s *Sim) admit(h *holdInst) {
 		s.evict(pl, alloc)
 		pl.used += alloc
 		hp.alloc, hp.pos = alloc, consumed
-		pl.holders++
+		if !holdsPool(ss, hp.pool) {
+			pl.holders++
+		}
 		s.trace(ss, "admitted at", pl.m.Label, alloc)
 		consumedMax = math.Max(consumedMax, consumed)
 		if s.warm {
@@ -287,6 +289,24 @@ func innermost(ss *session, p int) (*holdInst, int) {
 	return nil, -1
 }
 
+// holdsPool reports whether a session (or leg) holds pool p in a hold in
+// scope or a lease: holders(p) counts sessions, not holds.
+func holdsPool(ss *session, p int) bool {
+	for _, h := range ss.holds {
+		for i := range h.pools {
+			if h.pools[i].pool == p && !h.pools[i].released {
+				return true
+			}
+		}
+	}
+	for _, h := range ss.leases {
+		if h.leased >= 0 && h.pools[h.leased].pool == p && !h.pools[h.leased].released {
+			return true
+		}
+	}
+	return false
+}
+
 // computedPos is what a hold has computed on pool i.
 func computedPos(h *holdInst, i int) float64 {
 	if h.advanced {
@@ -307,7 +327,9 @@ func (s *Sim) releasePool(h *holdInst, i int, cacheL float64, hasCache bool) {
 	if pl.used < 1e-9 {
 		pl.used = math.Max(0, pl.used)
 	}
-	pl.holders--
+	if !holdsPool(h.owner, hp.pool) {
+		pl.holders--
+	}
 	if hasCache {
 		s.cacheAt(h.owner, pl, math.Min(cacheL, computedPos(h, i)))
 	}

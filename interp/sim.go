@@ -236,6 +236,9 @@ func (s *Sim) Step() bool {
 	if s.Done() {
 		return false
 	}
+	if len(s.cal) == 0 && s.deadlock() {
+		return false
+	}
 	if len(s.cal) == 0 || s.cal[0].t > s.opt.Horizon {
 		s.finish()
 		return false
