@@ -220,7 +220,9 @@ func (s *Sim) admit(h *holdInst) {
 
 // admitSettle admits at settle time: per pool in declaration order, retry
 // its growers, then admit its queue's heads while they fit. Pools an
-// engine admits wait for its iterations.
+// engine admits wait for its iterations. A release, a scope's end and a
+// lease's end also call it at once, so a waiter takes freed units before
+// the releasing session's next statement (the reference's try_admit_all).
 func (s *Sim) admitSettle() bool {
 	progressed := false
 	for i := range s.pools {
@@ -363,6 +365,7 @@ func (s *Sim) holdExit(ss *session, h *holdInst) {
 	}
 	s.dropHold(ss, h)
 	ss.attrs[s.p.Builtin.Computed] = 0
+	s.admitSettle()
 }
 
 func (s *Sim) dropHold(ss *session, h *holdInst) {
@@ -389,6 +392,7 @@ func (s *Sim) endLease(ss *session, h *holdInst) {
 	h.leaseGen++
 	s.trace(ss, "ended the lease at", s.pools[h.pools[h.leased].pool].m.Label, h.pools[h.leased].alloc)
 	s.releasePool(h, h.leased, h.cacheL, h.st.HasCache)
+	s.admitSettle()
 }
 
 func (s *Sim) scheduleLease(h *holdInst) {
@@ -433,6 +437,7 @@ func (s *Sim) release(ss *session, st *model.Stmt) {
 			h.leased = -1
 		}
 		s.releasePool(h, i, cacheL, h.st.HasCache)
+		s.admitSettle()
 		return
 	}
 	for k := len(ss.leases) - 1; k >= 0; k-- {

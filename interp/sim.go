@@ -151,10 +151,10 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 		}
 		s.schedule(gap, evArrive, 0, 0, nil)
 	case model.ArriveClosed, model.ArriveBatch:
+		// All n sessions arrive in one event: they start in order and run
+		// before any of them is admitted anywhere.
 		n, _ := p.Workload.Arg.IsConst()
-		for i := 0; i < int(n); i++ {
-			s.schedule(0, evArrive, 0, 0, nil)
-		}
+		s.schedule(0, evArrive, int32(n), 0, nil)
 	}
 	return s, nil
 }
@@ -306,7 +306,9 @@ func (s *Sim) fail(ss *session, pos model.Pos, format string, args ...any) {
 func (s *Sim) handle(ev event) {
 	switch ev.kind {
 	case evArrive:
-		s.arrive()
+		for n := max(ev.id, 1); n > 0 && s.err == nil; n-- {
+			s.arrive()
+		}
 	case evWarmup:
 		s.warmup()
 	case evJobDone:
