@@ -26,7 +26,9 @@ func (l *lowerer) declare(main *MainItem) {
 		case *MainItem:
 			l.errorf(it.Pos, "a nested `fn main`: a program has exactly one")
 		case *RunBlock:
-			l.errorf(it.Pos, "a model carries no run settings: pass `--horizon`, `--warmup`, `--seed` on the command line or in an instance file")
+			l.runBlock(it)
+		case *StrayStmt:
+			l.strayStmt(it)
 		case *SessionItem:
 			l.errorf(it.Pos, "`session` belongs inside `workload { … }`")
 		case *StageItem:
@@ -67,12 +69,29 @@ func (l *lowerer) declare(main *MainItem) {
 	l.finishDeclarations()
 }
 
+// runBlock refuses `run { horizon …; }`, and a `run` statement where an
+// item belongs.
+func (l *lowerer) runBlock(it *RunBlock) {
+	if it.Body.Group == nil {
+		l.strayStmt(&StrayStmt{Pos: it.Pos, Stmt: &RunStmt{Pos: it.Pos}})
+		return
+	}
+	l.errorf(it.Pos, "a model carries no run settings: pass `--horizon`, `--warmup`, `--seed` on the command line or in an instance file")
+}
+
+// strayStmt refuses a statement among the items of a program.
+func (l *lowerer) strayStmt(it *StrayStmt) {
+	l.errorf(it.Pos, "%s is a statement: it belongs in `server { … }`, a block of the workload or a queue's entry", stmtWord(it.Stmt))
+}
+
 // constant evaluates a constant expression; ok is false after an error.
 func (l *lowerer) constValue(e *Expr, what string) (float64, bool) {
 	v, _ := l.expr(e, &scope{l: l, mom: momConst})
 	x, ok := v.IsConst()
 	if !ok {
-		l.errorf(e.Pos, "%s must be a constant", what)
+		if !draws(v) { // a draw is reported where it stands
+			l.errorf(e.Pos, "%s must be a constant", what)
+		}
 		return 0, false
 	}
 	if math.IsNaN(x) {
@@ -80,6 +99,16 @@ func (l *lowerer) constValue(e *Expr, what string) (float64, bool) {
 		return 0, false
 	}
 	return x, true
+}
+
+// draws reports whether e draws.
+func draws(e *model.Expr) bool {
+	found := false
+	e.Walk(func(x *model.Expr) bool {
+		found = found || x.Op == model.EDraw
+		return !found
+	})
+	return found
 }
 
 // count evaluates a family size.
@@ -115,6 +144,14 @@ func (l *lowerer) checkNoInputSizes(e *Expr, what string) {
 }
 
 func (l *lowerer) declared(pos lexer.Position, name string) bool {
+	if _, ok := l.consts[name]; ok {
+		l.errorf(pos, "`%s` is declared twice: it is a constant already", name)
+		return true
+	}
+	if _, ok := l.defs[name]; ok {
+		l.errorf(pos, "`%s` is declared twice: it is a def already", name)
+		return true
+	}
 	if _, ok := l.stageFams[name]; ok {
 		l.errorf(pos, "`%s` is declared twice", name)
 		return true
@@ -465,7 +502,7 @@ func (l *lowerer) engine(it *EngineItem, q *queueDecl) {
 	if it.Count != nil && q == nil {
 		n, _ := l.count(it.Count, "the size of engine `"+name+"`")
 		if n != dev.count {
-			l.errorf(it.Count.Pos, "engine `%s[%d]` runs on `%s`, which has %d member(s): the counts must match", name, n, dev.name, dev.count)
+			l.errorf(it.Count.Pos, "engine `%s[%d]` runs on `%s`, which has %s: the counts must match", name, n, dev.name, plural(dev.count, "member"))
 		}
 		count, array = n, true
 	}
@@ -724,6 +761,7 @@ func (l *lowerer) relation(it *RelationItem) {
 
 // finishDeclarations checks what phase 1 can only check at its end.
 func (l *lowerer) finishDeclarations() {
+	l.recordQueues()
 	if l.share != nil {
 		if len(l.rels) > 0 {
 			l.errorf(l.share.Pos, "a relation declares the program's `share` already: remove this one")
@@ -761,5 +799,39 @@ func (l *lowerer) finishDeclarations() {
 				l.errorf(c.Pos, "capacity `%s` of engine `%s` is no pool: declare `pool %s on %s { … }`", n, e.name, n, e.name)
 			}
 		}
+	}
+}
+
+// recordQueues keeps each queue's shape in the model, for the TUI and
+// `serq draw`.
+func (l *lowerer) recordQueues() {
+	l.prog.Queues = []model.Queue{}
+	for _, q := range l.qList {
+		mq := model.Queue{Name: q.name, Count: q.count, Array: q.array, Roles: q.roles, Stage: q.stageFam,
+			Nic: q.nicFam, Pools: []int{}, Entries: []string{}, Leases: -1}
+		if mq.Roles == nil {
+			mq.Roles = []string{}
+		}
+		if q.dev != nil {
+			mq.Device = q.dev.short()
+		}
+		for _, it := range q.ast.Items {
+			if p, ok := it.(*PoolItem); ok {
+				if fam, ok := q.pools[p.Name]; ok {
+					mq.Pools = append(mq.Pools, fam)
+				}
+			}
+		}
+		for _, e := range q.entries {
+			v := e.Verb
+			if e.From != "" {
+				v += " from " + e.From
+			}
+			mq.Entries = append(mq.Entries, v)
+		}
+		if fam, ok := q.pools[q.leases]; ok {
+			mq.Leases = fam
+		}
+		l.prog.Queues = append(l.prog.Queues, mq)
 	}
 }
