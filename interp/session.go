@@ -76,6 +76,8 @@ type session struct {
 	growIdx     int
 	growBy      float64
 	lastTok     float64 // time of the last token (ITL)
+	traceIdx    int     // the recorded session it replays
+	traceTurn   int
 }
 
 func (ss *session) top() *frame { return &ss.frames[len(ss.frames)-1] }
@@ -105,6 +107,7 @@ func (s *Sim) startSession() {
 	ss.serial = s.arrivals - 1
 	ss.attrs[s.p.Builtin.Serial] = float64(ss.serial)
 	ss.stream.seed(s.opt.Seed, kindSession, ss.serial, 0)
+	s.traceSession(ss)
 	ss.liveIdx = len(s.live)
 	s.live = append(s.live, ss)
 	s.liveAvg.Add(s.now, 1)
@@ -328,6 +331,7 @@ func (s *Sim) turn(ss *session) {
 		s.turns++
 	}
 	ss.turnStream.seed(s.opt.Seed, kindTurn, ss.serial, uint64(no))
+	s.traceNext(ss)
 	s.runInline(ss, s.p.Workload.Turn, ss.turnStream)
 	if s.p.Server == nil {
 		return

@@ -107,6 +107,7 @@ type Sim struct {
 	budgetOverride float64
 	budgetEngine   *engine
 	tracer         func(TraceEvent)
+	traceData      *traceData
 	admSeq         uint64
 	zero           *session
 	threads        []*session
@@ -136,6 +137,9 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	s.gauges = make([]TimeAvg, len(p.Gauges))
 	s.initStages()
 	s.initPools()
+	if err := s.initTrace(); err != nil {
+		return nil, err
+	}
 	if opt.Warmup > 0 {
 		s.schedule(opt.Warmup, evWarmup, 0, 0, nil)
 	} else {
