@@ -15,7 +15,6 @@ package interp
 import (
 	"math"
 	"math/big"
-	"slices"
 )
 
 const (
@@ -118,9 +117,55 @@ func Quantile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
-	v := slices.Clone(xs)
-	slices.SortFunc(v, TotalCompare)
-	return v[statNearestRank(q, uint64(len(v)))-1]
+	keys := make([]int64, len(xs))
+	for i, x := range xs {
+		keys[i] = statTotalKey(x)
+	}
+	k := statSelect(keys, int(statNearestRank(q, uint64(len(keys))))-1)
+	return math.Float64frombits(uint64(k ^ int64(uint64(k>>63)>>1)))
+}
+
+// statSelect returns the k-th smallest key (0-based), reordering keys: a
+// quickselect with a median-of-three pivot, linear on average, where a
+// sort would be n log n.
+func statSelect(a []int64, k int) int64 {
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if a[mid] < a[lo] {
+			a[mid], a[lo] = a[lo], a[mid]
+		}
+		if a[hi] < a[lo] {
+			a[hi], a[lo] = a[lo], a[hi]
+		}
+		if a[hi] < a[mid] {
+			a[hi], a[mid] = a[mid], a[hi]
+		}
+		pivot := a[mid]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < pivot {
+				i++
+			}
+			for a[j] > pivot {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return a[k]
+		}
+	}
+	return a[k]
 }
 
 // statNearestRank is ceil(q·n) clamped to [1, n] (n > 0).
@@ -187,14 +232,23 @@ type Sample struct {
 // event at the warm-up instant that runs before it is not measured).
 // Its zero value is empty and ready to use.
 type ObserveStat struct {
-	w       Welford
-	samples []Sample
+	w      Welford
+	chunks [][]Sample // fixed-size chunks: growing never copies samples
+	flat   []Sample   // Samples' flattened copy, while valid
 }
+
+const statChunk = 4096
 
 // Add records one sample.
 func (o *ObserveStat) Add(t float64, session uint64, turn uint32, v float64) {
 	o.w.Add(v)
-	o.samples = append(o.samples, Sample{Time: t, Session: session, Turn: turn, Value: v})
+	n := len(o.chunks)
+	if n == 0 || len(o.chunks[n-1]) == statChunk {
+		o.chunks = append(o.chunks, make([]Sample, 0, statChunk))
+		n++
+	}
+	o.chunks[n-1] = append(o.chunks[n-1], Sample{Time: t, Session: session, Turn: turn, Value: v})
+	o.flat = nil
 }
 
 // Count is the number of samples.
@@ -210,7 +264,7 @@ func (o *ObserveStat) CV2() float64 { return o.w.CV2() }
 // CI is the half-width of the batch-means 95 % confidence interval of the
 // mean (20 batches, t = 2.093), or +Inf below [CIMinSamples] samples.
 func (o *ObserveStat) CI() float64 {
-	if len(o.samples) < CIMinSamples {
+	if o.w.Count() < CIMinSamples {
 		return math.Inf(1)
 	}
 	return BatchMeansHalfWidth(o.Values(), CIBatches)
@@ -219,15 +273,25 @@ func (o *ObserveStat) CI() float64 {
 // P99 is the nearest-rank 99th percentile, NaN without samples.
 func (o *ObserveStat) P99() float64 { return Quantile(o.Values(), 0.99) }
 
-// Samples are the recorded samples in recording order. The slice is the
-// accumulator's own.
-func (o *ObserveStat) Samples() []Sample { return o.samples }
+// Samples are the recorded samples in recording order. The slice is shared
+// until the next Add.
+func (o *ObserveStat) Samples() []Sample {
+	if o.flat == nil && len(o.chunks) > 0 {
+		o.flat = make([]Sample, 0, int(o.w.Count()))
+		for _, c := range o.chunks {
+			o.flat = append(o.flat, c...)
+		}
+	}
+	return o.flat
+}
 
 // Values is a fresh slice of the sample values in recording order.
 func (o *ObserveStat) Values() []float64 {
-	v := make([]float64, len(o.samples))
-	for i, s := range o.samples {
-		v[i] = s.Value
+	v := make([]float64, 0, int(o.w.Count()))
+	for _, c := range o.chunks {
+		for _, s := range c {
+			v = append(v, s.Value)
+		}
 	}
 	return v
 }
@@ -249,7 +313,7 @@ func (o *ObserveStat) Row(name string, test bool) ObserveRow {
 		CV2:     o.w.CV2(),
 		P99:     Quantile(vals, 0.99),
 		Test:    test,
-		Samples: o.samples,
+		Samples: o.Samples(),
 	}
 }
 

@@ -10,10 +10,6 @@ import (
 // bodies is phase 2: everything that reads attributes or resources.
 func (l *lowerer) bodies() {
 	p := l.prog
-	for name, o := range map[string]Override{} {
-		_ = name
-		_ = o
-	}
 	for _, o := range l.opts.Defs {
 		d, ok := l.defs[o.Name]
 		if !ok || d.Expr == nil {
@@ -56,10 +52,10 @@ func (l *lowerer) bodies() {
 		l.claim(c)
 	}
 	switch {
-	case l.forks && !l.joins:
-		l.errorf(l.mainPos(), "a program that forks a leg and never joins")
-	case l.joins && !l.forks:
-		l.errorf(l.mainPos(), "a `join` in a program that forks no leg waits for nothing")
+	case l.forkPos != nil && l.joinPos == nil:
+		l.errorf(*l.forkPos, "a program that forks a leg and never joins: write `join;` where the session needs the legs done")
+	case l.joinPos != nil && l.forkPos == nil:
+		l.errorf(*l.joinPos, "a `join` in a program that forks no leg waits for nothing")
 	}
 	// The automatic observes of DEVELOPERS.md decision 3.
 	if p.Server != nil {
@@ -131,13 +127,21 @@ func (l *lowerer) collectAttrs() {
 			l.attr(n)
 		}
 	}
+	// What the workload's init and turn blocks assign is its Size: the
+	// server reads it but may not assign it, wherever it is lowered.
+	addSize := func(n string) {
+		add(n)
+		if slot, ok := l.attrs[n]; ok && !l.prog.Attrs[slot].Builtin {
+			l.prog.Attrs[slot].Size = true
+		}
+	}
 	if l.workload != nil {
 		for _, it := range l.workload.Items {
 			switch it := it.(type) {
 			case *InitItem:
-				collectSetNames(it.Body.Stmts, add)
+				collectSetNames(it.Body.Stmts, addSize)
 			case *TurnItem:
-				collectSetNames(it.Body.Stmts, add)
+				collectSetNames(it.Body.Stmts, addSize)
 			case *SessionItem:
 				collectSetNames(it.Body.Stmts, add)
 			case *TraceItem:
@@ -183,18 +187,12 @@ func (l *lowerer) collectAttrs() {
 	}
 }
 
+// keys lowers sort keys; their moment refuses draws.
 func (l *lowerer) keys(es []*Expr, sc *scope) []*model.Expr {
-	var noDraw bool
-	c := *sc
-	c.draws = &noDraw
 	var out []*model.Expr
 	for _, e := range es {
-		v, _ := l.expr(e, &c)
+		v, _ := l.expr(e, sc)
 		out = append(out, v)
-		if noDraw {
-			l.errorf(e.Pos, "keys may not draw")
-			noDraw = false
-		}
 	}
 	return out
 }
@@ -383,7 +381,6 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 		capText, capExpr = t, v
 	}
 	var lowerSteps func(ss []SchedStmt) []model.SchedStep
-	reaches := func(ss []SchedStmt) bool { return false }
 	var reach func(ss []SchedStmt) bool
 	reach = func(ss []SchedStmt) bool {
 		for _, st := range ss {
@@ -398,7 +395,6 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 		}
 		return false
 	}
-	_ = reaches
 	lowerSteps = func(ss []SchedStmt) []model.SchedStep {
 		var out []model.SchedStep
 		for _, st := range ss {

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/serq/serq/model"
@@ -57,4 +58,12 @@ func (l ErrorList) dedupe() ErrorList {
 		out = append(out, e)
 	}
 	return out
+}
+
+// plural writes a count of things: "1 argument", "2 arguments".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }

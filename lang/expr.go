@@ -73,7 +73,30 @@ func (m moment) scheduler() bool {
 	return false
 }
 
-func (m moment) draws() bool { return m == momSession || m == momInitTurn }
+// draws reports whether an expression of the moment may draw: statements,
+// the workload, and the machine's own quantities (an engine's `tokens cap`
+// and `execute`, a ps capacity), which draw from the machine stream
+// (spec/language.md §12).
+func (m moment) draws() bool {
+	switch m {
+	case momSession, momInitTurn, momEngBudget, momEngCost, momPs:
+		return true
+	}
+	return false
+}
+
+// noDrawWhy says why a moment may not draw.
+var noDrawWhy = map[moment]string{
+	momConst:    "a constant is folded once, before the run",
+	momAdmit:    "a header is read again at each admission attempt",
+	momSelect:   "keys are read again before each admission attempt",
+	momEvict:    "keys are read again at each eviction",
+	momPreempt:  "keys are read again at each preemption",
+	momEngKeys:  "a schedule's predicates and keys are read again for every request",
+	momEngGuard: "a schedule's guards are read at every iteration",
+	momGauge:    "a gauge samples the deployment's state",
+	momClaim:    "a claim checks the run, it does not draw",
+}
 
 func (m moment) observables() bool { return m != momConst && m != momPs }
 
@@ -112,20 +135,21 @@ type scope struct {
 	mom  moment
 	vars *vars
 
-	side     side
-	q        *queueDecl  // inside an entry or a queue's declarations
-	self     *model.Expr // member index inside an entry
-	from     *fromInfo   // the source of a `from` entry
-	entry    *EntryItem
-	eng      *engineDecl // engine clauses
-	member   int
-	holds    []*heldPool
-	inFork   bool
-	preempt  bool // inside a hold that may be preempted
-	noCache  bool // inside a hold without `cache`: `cached` is 0 there
-	depth    int  // def/entry expansion depth, against runaway recursion
-	draws    *bool
-	defStack []string
+	side      side
+	q         *queueDecl  // inside an entry or a queue's declarations
+	self      *model.Expr // member index inside an entry
+	from      *fromInfo   // the source of a `from` entry
+	entry     *EntryItem
+	eng       *engineDecl // engine clauses
+	member    int
+	holds     []*heldPool
+	inFork    bool
+	preemptBy string // inside a hold that may be preempted: the pool that may, as written
+	noCache   bool   // inside a hold without `cache`: `cached` is 0 there
+	depth     int    // def/entry expansion depth, against runaway recursion
+	draws     *bool
+	defStack  []string
+	family    bool // resolving `cost(R, …)`: a family needs no index
 }
 
 type side int
@@ -181,7 +205,16 @@ func (t typ) String() string {
 	return "cost(" + strings.Join(names, ", ") + ")"
 }
 
+// badTyp is the type of a `cost(…)` whose resources did not resolve: it
+// matches every type, so one wrong name is reported once.
+var badTyp = typ{"?:?"}
+
+func (t typ) bad() bool { return len(t) == 1 && t[0] == badTyp[0] }
+
 func sameTyp(a, b typ) bool {
+	if a.bad() || b.bad() {
+		return true
+	}
 	if (a == nil) != (b == nil) || len(a) != len(b) {
 		return false
 	}
@@ -193,31 +226,57 @@ func sameTyp(a, b typ) bool {
 	return true
 }
 
-// exprText renders an expression's source from its tokens.
+// exprText renders an expression's source from its tokens, one space
+// between tokens where the source's layout does not matter: `kv[j - 1]`,
+// `min(1, -x)`.
 func exprText(e *Expr) string {
 	if e == nil {
 		return ""
 	}
 	var b strings.Builder
 	prev := ""
-	for i, t := range e.Tokens {
+	for _, t := range sourceTokens(e) {
 		v := t.Value
-		if i > 0 && needSpace(prev, v) {
+		if prev != "" && needSpace(prev, v) {
 			b.WriteByte(' ')
 		}
 		b.WriteString(v)
+		if v == "-" && (prev == "" || isOperator(prev)) {
+			v = "unary-" // no space after a unary minus
+		}
 		prev = v
 	}
 	return b.String()
 }
 
+// sourceTokens are an expression's tokens without whitespace and comments.
+func sourceTokens(e *Expr) []lexer.Token {
+	syms := sqLexer.Symbols()
+	var out []lexer.Token
+	for _, t := range e.Tokens {
+		switch t.Type {
+		case syms["Whitespace"], syms["Comment"], syms["BlockComment"]:
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// isOperator reports a token after which a `-` is a unary minus.
+func isOperator(s string) bool {
+	switch s {
+	case "(", "[", ",", "?", ":", "+", "-", "*", "/", "^", "<", "<=", ">", ">=", "==", "!=", "&&", "||", "!", "unary-":
+		return true
+	}
+	return false
+}
+
 func needSpace(prev, next string) bool {
 	switch {
-	case prev == "(" || prev == "[" || prev == "~" || prev == "!" || prev == ".":
+	case prev == "(" || prev == "[" || prev == "~" || prev == "!" || prev == "." || prev == "unary-":
 		return false
 	case next == ")" || next == "]" || next == "," || next == "." || next == "(" && isIdent(prev):
-		return false
-	case next == "(" && (prev == "(" || prev == ","):
 		return false
 	}
 	return true
@@ -361,11 +420,11 @@ func (l *lowerer) draw(d *Draw, sc *scope) *model.Expr {
 		return model.Num(0)
 	}
 	if len(d.Args) != info.arity {
-		l.errorf(d.Pos, "`~%s` takes %d argument(s), not %d", d.Name, info.arity, len(d.Args))
+		l.errorf(d.Pos, "`~%s` takes %s, not %d", d.Name, plural(info.arity, "argument"), len(d.Args))
 		return model.Num(0)
 	}
 	if !sc.mom.draws() {
-		l.errorf(d.Pos, "a draw `~%s` in %s: draws are allowed only in statements", d.Name, momentNames[sc.mom])
+		l.errorf(d.Pos, "a draw `~%s` in %s: %s", d.Name, momentNames[sc.mom], noDrawWhy[sc.mom])
 	}
 	if sc.draws != nil {
 		*sc.draws = true
@@ -507,7 +566,7 @@ func (l *lowerer) call(c *Call, sc *scope) (*model.Expr, typ) {
 		return l.costCall(c, sc)
 	case pureFuncs[name] != 0 || name == "min":
 		if len(args) != funcArity[name] {
-			l.errorf(c.Pos, "`%s` takes %d argument(s), not %d", name, funcArity[name], len(args))
+			l.errorf(c.Pos, "`%s` takes %s, not %d", name, plural(funcArity[name], "argument"), len(args))
 			return model.Num(0), nil
 		}
 		xs := make([]*model.Expr, len(args))
@@ -599,21 +658,29 @@ func (l *lowerer) costCall(c *Call, sc *scope) (*model.Expr, typ) {
 		return model.Num(0), nil
 	}
 	var t typ
+	bad := false
+	fs := *sc
+	fs.family = true
 	for _, a := range c.Args[:len(c.Args)-1] {
 		n := nameOf(a)
 		if n == nil {
 			l.errorf(a.Pos, "`cost` names resources first: `%s` is not a pool or stage", exprText(a))
+			bad = true
 			continue
 		}
-		r, ok := l.resolveRes(n, sc, resAny)
+		r, ok := l.resolveRes(n, &fs, resAny)
 		if !ok {
+			bad = true
 			continue
 		}
 		t = append(t, r.key)
 	}
 	x, xt := l.expr(c.Args[len(c.Args)-1], sc)
-	if xt.isCost() {
+	if xt.isCost() && !xt.bad() {
 		l.errorf(c.Pos, "a cost cannot be wrapped again: %s is a cost already", xt)
+	}
+	if bad {
+		return x, badTyp
 	}
 	sort.Strings(t)
 	t = dedupStrings(t)
@@ -699,7 +766,7 @@ func (l *lowerer) deviceFunc(c *Call, r *Resource, sc *scope) *model.Expr {
 		return model.Num(0)
 	}
 	if len(c.Args) != len(r.Params) {
-		l.errorf(c.Pos, "`%s` takes %d argument(s), not %d", c.Func, len(r.Params), len(c.Args))
+		l.errorf(c.Pos, "`%s` takes %s, not %d", c.Func, plural(len(r.Params), "argument"), len(c.Args))
 		return model.Num(0)
 	}
 	inner := sc.child()
@@ -722,7 +789,7 @@ func (l *lowerer) exprDef(c *Call, d *DefItem, sc *scope) (*model.Expr, typ) {
 		return model.Num(0), nil
 	}
 	if len(c.Args) != len(d.Params) {
-		l.errorf(c.Pos, "def `%s` takes %d argument(s), not %d", d.Name, len(d.Params), len(c.Args))
+		l.errorf(c.Pos, "def `%s` takes %s, not %d", d.Name, plural(len(d.Params), "argument"), len(c.Args))
 		return model.Num(0), nil
 	}
 	if sc.depth > 64 {
@@ -858,8 +925,33 @@ func (l *lowerer) ctx(n *Name, full string, sc *scope) *model.Expr {
 			return &model.Expr{Op: model.ECtx, Slot: int(c), Name: full}
 		}
 	}
-	l.errorf(n.Pos, "`%s` cannot be read in %s", full, momentNames[sc.mom])
+	msg := fmt.Sprintf("`%s` cannot be read in %s", full, momentNames[sc.mom])
+	if where := ctxMoments(c); len(where) > 0 && len(where) <= 3 {
+		msg += ": it is read only in " + joinOr(where)
+	}
+	l.errorf(n.Pos, "%s", msg)
 	return model.Num(0)
+}
+
+// joinOr lists words: "a", "a or b", "a, b or c".
+func joinOr(words []string) string {
+	if len(words) <= 1 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// ctxMoments names the moments that may read c, claims aside.
+func ctxMoments(c model.Ctx) []string {
+	var where []string
+	for m := momConst; m < momClaim; m++ {
+		for _, a := range ctxAllowed[m] {
+			if a == c {
+				where = append(where, momentNames[m])
+			}
+		}
+	}
+	return where
 }
 
 var oldCtxNames = map[string]string{"n": "present", "ntok": "batch.tokens", "ndec": "batch.decoding", "npre": "batch.prefilled",

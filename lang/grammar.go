@@ -5,21 +5,21 @@ import "github.com/alecthomas/participle/v2/lexer"
 // This file holds the participle grammar: the structs are the syntax tree.
 // Only this package sees them; [Load] lowers them into a model.Program.
 //
-// Alternatives are sealed interfaces (Item, Stmt, PoolOpt, EngineItem,
-// SchedStmt, QueueItem, WorkItem) registered with participle.Union in
+// Alternatives are sealed interfaces (Item, Stmt, PoolOpt, EngItem,
+// SchedStmt, QItem, WorkItem) registered with participle.Union in
 // parse.go. Keywords are contextual: the lexer has one Ident token and the
-// grammar matches keywords by value, so `parser:"queue"`, `parser:"kv"` or `parser:"prefill"` stay usable
+// grammar matches keywords by value, so `queue`, `kv` or `prefill` stay usable
 // as names where no keyword is expected.
 
 // File is one source file: items in order. Placement rules (what may stand
-// before, inside and after `parser:"fn main"`) are checked when lowering, so that a
+// before, inside and after `fn main`) are checked when lowering, so that a
 // misplaced item gets a message rather than a parse error.
 type File struct {
 	Pos   lexer.Position
 	Items []Item `parser:"@@*"`
 }
 
-// Item is a top-level or `parser:"fn main"` item.
+// Item is a top-level or `fn main` item.
 type Item interface{ item() }
 
 type UseItem struct {
@@ -34,7 +34,7 @@ type LetItem struct {
 	Expr *Expr       `parser:"| @@ ) \";\""`
 }
 
-// ArgsNumber is `parser:"args.number(\"name\", default)"`.
+// ArgsNumber is `args.number("name", default)`.
 type ArgsNumber struct {
 	Pos     lexer.Position
 	Name    string `parser:"\"args\" \".\" \"number\" \"(\" @String \",\""`
@@ -50,12 +50,19 @@ type DefItem struct {
 	Stmts   []Stmt   `parser:"      | @@* \"}\" ) )"`
 }
 
+// StrayStmt is a statement where an item belongs (`observe x = 1;` in
+// `fn main`), parsed so that lowering can say where it goes.
+type StrayStmt struct {
+	Pos  lexer.Position
+	Stmt Stmt `parser:"@@"`
+}
+
 type MainItem struct {
 	Pos   lexer.Position
 	Items []Item `parser:"\"fn\" \"main\" \"(\" \")\" \"{\" @@* \"}\""`
 }
 
-// RunBlock is the retired `parser:"run { horizon …; }"` settings block.
+// RunBlock is the retired `run { horizon …; }` settings block.
 type RunBlock struct {
 	Pos  lexer.Position
 	Body *Balanced `parser:"\"run\" @@"`
@@ -63,16 +70,16 @@ type RunBlock struct {
 
 type StageItem struct {
 	Pos   lexer.Position
-	Name  string     `parser:"\"stage\" @Ident"`
-	Count *Expr      `parser:"( \"[\" @@ \"]\" )? \":\""`
-	Kind  *StageKind `parser:"@@ \";\""`
+	Name  string      `parser:"\"stage\" @Ident"`
+	Count *Expr       `parser:"( \"[\" @@ \"]\" )? \":\""`
+	Kind  *StageKind  `parser:"@@"`
+	Step  *BraceGroup `parser:"( @@ | \";\" )"` // the body of the retired `stage E : step { … }`
 }
 
 type StageKind struct {
 	Pos  lexer.Position
-	Kind string      `parser:"@( \"fifo\" | \"ps\" | \"delay\" | \"step\" )"`
-	Arg  *Expr       `parser:"( \"(\" @@ \")\" )?"`
-	Body *BraceGroup `parser:"@@?"` // only the retired `parser:"step { … }"`
+	Kind string `parser:"@( \"fifo\" | \"ps\" | \"delay\" | \"step\" )"`
+	Arg  *Expr  `parser:"( \"(\" @@ \")\" )?"`
 }
 
 type PoolItem struct {
@@ -129,7 +136,7 @@ type SpillOpt struct {
 	When  *Expr  `parser:"\"when\" \"(\" @@ \")\" \";\""`
 }
 
-// AdmitViaOpt is the retired `parser:"admit via S;"`.
+// AdmitViaOpt is the retired `admit via S;`.
 type AdmitViaOpt struct {
 	Pos   lexer.Position
 	Stage string `parser:"\"admit\" \"via\" @Ident \";\""`
@@ -142,7 +149,7 @@ type DeviceItem struct {
 	Resources []*Resource `parser:"\"{\" @@* \"}\""`
 }
 
-// Resource is a device's time function `parser:"f(x) = e;"` or capacity `parser:"X cap e;"`.
+// Resource is a device's time function `f(x) = e;` or capacity `X cap e;`.
 type Resource struct {
 	Pos    lexer.Position
 	Name   string   `parser:"@Ident"`
@@ -195,7 +202,7 @@ type ExecuteItem struct {
 	Cost *Expr `parser:"\"execute\" \"(\" @@ \")\" \";\""`
 }
 
-// RetiredEngItem is an old engine item (`parser:"budget"`, `parser:"chunk"`, `parser:"cost"`, …).
+// RetiredEngItem is an old engine item (`budget`, `chunk`, `cost`, …).
 type RetiredEngItem struct {
 	Pos  lexer.Position
 	Word string    `parser:"@( \"budget\" | \"chunk\" | \"cost\" | \"memory\" | \"serve\" | \"iteration\" )"`
@@ -268,8 +275,8 @@ type NicItem struct {
 	Kind *StageKind `parser:"\"nic\" @@ \";\""`
 }
 
-// EntryItem is a queue entry: `parser:"route { … }"`, `parser:"prefill (prompt) { … }"`,
-// `parser:"decode (prompt) from P { … }"`, `parser:"transfer (n) { … }"`.
+// EntryItem is a queue entry: `route { … }`, `prefill (prompt) { … }`,
+// `decode (prompt) from P { … }`, `transfer (n) { … }`.
 type EntryItem struct {
 	Pos    lexer.Position
 	Verb   string   `parser:"@Ident"`
@@ -353,7 +360,7 @@ type ClaimItem struct {
 	Expr  *Expr  `parser:"\"(\" @@ \")\" \";\""`
 }
 
-// Block is `parser:"{ stmt* }"`.
+// Block is `{ stmt* }`.
 type Block struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
@@ -361,7 +368,7 @@ type Block struct {
 }
 
 // Balanced swallows a retired construct up to its end: a braced group, or
-// tokens up to `parser:";"`.
+// tokens up to `;`.
 type Balanced struct {
 	Pos   lexer.Position
 	Group *BraceGroup `parser:"( @@"`
@@ -399,7 +406,7 @@ type ObserveStmt struct {
 	Value *Expr  `parser:"@@ \";\""`
 }
 
-// DeclStmt is `parser:"Size x = e;"`, `parser:"Cost x = e;"` or `parser:"Cost r = { f: e, … };"`.
+// DeclStmt is `Size x = e;`, `Cost x = e;` or `Cost r = { f: e, … };`.
 type DeclStmt struct {
 	Pos    lexer.Position
 	Kind   string         `parser:"@( \"Size\" | \"Cost\" )"`
@@ -532,8 +539,8 @@ type TransferStmt struct {
 	Load   *Expr  `parser:"\"(\" @@ \")\" \";\""`
 }
 
-// CallStmt is an entry call `parser:"Q[i].verb(args) [from P[i]] [to P (m)];"` or a
-// statement-def use `parser:"f(args);"`.
+// CallStmt is an entry call `Q[i].verb(args) [from P[i]] [to P (m)];` or a
+// statement-def use `f(args);`.
 type CallStmt struct {
 	Pos    lexer.Position
 	Queue  string  `parser:"@Ident"`
@@ -553,7 +560,7 @@ type RetiredStmt struct {
 	Rest *Balanced `parser:"@@"`
 }
 
-// Ref is a resource reference: `parser:"kv"`, `parser:"kv[j]"`, `parser:"D.kv"`, `parser:"D[j].kv"`.
+// Ref is a resource reference: `kv`, `kv[j]`, `D.kv`, `D[j].kv`.
 type Ref struct {
 	Pos    lexer.Position
 	Name   string `parser:"@Ident"`
@@ -643,7 +650,7 @@ type Atom struct {
 	Name   *Name      `parser:"| @@ )"`
 }
 
-// Aggregate is `parser:"max j in n (e)"`, `parser:"min …"`, `parser:"sum …"`.
+// Aggregate is `max j in n (e)`, `min …`, `sum …`.
 type Aggregate struct {
 	Pos    lexer.Position
 	Op     string `parser:"@( \"max\" | \"min\" | \"sum\" )"`
@@ -660,7 +667,7 @@ type Call struct {
 	Args []*Expr `parser:"\"(\" ( @@ ( \",\" @@ )* )? \")\""`
 }
 
-// Name is `parser:"x"`, `parser:"kv[j]"`, `parser:"D[j].kv"`, `parser:"D.produced"`, `parser:"running.count"`.
+// Name is `x`, `kv[j]`, `D[j].kv`, `D.produced`, `running.count`.
 type Name struct {
 	Pos   lexer.Position
 	Name  string   `parser:"@Ident"`
@@ -685,6 +692,7 @@ func (*ShareItem) item()    {}
 func (*GaugeItem) item()    {}
 func (*ClaimItem) item()    {}
 func (*SessionItem) item()  {}
+func (*StrayStmt) item()    {}
 
 func (*CapOpt) poolOpt()      {}
 func (*BlockOpt) poolOpt()    {}

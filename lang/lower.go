@@ -66,8 +66,9 @@ type lowerer struct {
 	leasedFams       map[int]bool
 	serverProgresses bool
 	aggTerms         int
-	forks            bool
-	joins            bool
+	forkPos          *lexer.Position // the first `fork`, nil if none
+	joinPos          *lexer.Position // the first `join`
+	turnSet          []int           // see turnSlots
 }
 
 type inputDecl struct {
@@ -198,6 +199,10 @@ func (l *lowerer) program(f *File) *model.Program {
 				continue
 			}
 			main = it
+		case *RunBlock:
+			l.runBlock(it)
+		case *StrayStmt:
+			l.strayStmt(it)
 		default:
 			if main != nil {
 				l.errorf(itemPos(it), "%s after `fn main`: items after main are refused", itemWord(it))
@@ -253,12 +258,18 @@ func itemPos(it Item) lexer.Position {
 		return it.Pos
 	case *RelationItem:
 		return it.Pos
+	case *StrayStmt:
+		return it.Pos
 	}
 	return lexer.Position{}
 }
 
 func itemWord(it Item) string {
 	switch it := it.(type) {
+	case *MainItem:
+		return "`fn main`"
+	case *LetItem:
+		return "`let " + it.Name + "`"
 	case *StageItem:
 		return "stage `" + it.Name + "`"
 	case *PoolItem:
@@ -285,6 +296,8 @@ func itemWord(it Item) string {
 		return "a relation"
 	case *RunBlock:
 		return "a `run { … }` block"
+	case *StrayStmt:
+		return "a statement"
 	}
 	return "an item"
 }
@@ -340,11 +353,13 @@ func (l *lowerer) constant(it *LetItem) {
 	v, _ := l.expr(it.Expr, sc)
 	x, ok := v.IsConst()
 	if !ok {
-		l.errorf(it.Expr.Pos, "`let %s` must be a constant: it reads something that changes", it.Name)
+		if !draws(v) { // a draw is reported where it stands
+			l.errorf(it.Expr.Pos, "`let %s` must be a constant: it reads something that changes", it.Name)
+		}
 		x = 0
 	}
 	if math.IsNaN(x) {
-		l.errorf(it.Expr.Pos, "`let %s` is NaN", it.Name)
+		l.errorf(it.Expr.Pos, "`let %s` is NaN: a constant is a number or `inf`", it.Name)
 		x = 0
 	}
 	if _, isInput := l.sets[it.Name]; isInput {
@@ -373,7 +388,7 @@ func (l *lowerer) input(it *LetItem) {
 	sc := &scope{l: l, mom: momConst}
 	d, _ := l.expr(it.Arg.Default, sc)
 	def, ok := d.IsConst()
-	if !ok {
+	if !ok && !draws(d) {
 		l.errorf(it.Arg.Default.Pos, "the default of input %q must be a constant", name)
 	}
 	if math.IsNaN(def) {
@@ -447,6 +462,13 @@ func (l *lowerer) def(it *DefItem) {
 		l.errorf(it.Pos, "`%s` is a constant and cannot also name a def", it.Name)
 		return
 	}
+	_, stage := l.stageFams[it.Name]
+	_, pool := l.poolFams[it.Name]
+	_, queue := l.queues[it.Name]
+	if stage || pool || queue {
+		l.errorf(it.Pos, "`%s` names a resource and cannot also name a def", it.Name)
+		return
+	}
 	for _, p := range it.Params {
 		if isKeyword(p) {
 			l.errorf(it.Pos, "`%s` is a keyword and cannot name a parameter", p)
@@ -464,6 +486,14 @@ func (l *lowerer) nameTaken(pos lexer.Position, name, what string) bool {
 	}
 	if _, ok := l.consts[name]; ok {
 		l.errorf(pos, "`%s` is declared twice", name)
+		return true
+	}
+	_, stage := l.stageFams[name]
+	_, pool := l.poolFams[name]
+	_, queue := l.queues[name]
+	_, device := l.devices[name]
+	if stage || pool || queue || device {
+		l.errorf(pos, "`%s` is declared twice: it names a resource already", name)
 		return true
 	}
 	if _, ok := l.defs[name]; ok {
@@ -485,15 +515,16 @@ func isIdent(s string) bool {
 	return true
 }
 
-// keywords are the words the grammar gives a meaning to somewhere; a `def`
-// name or parameter may not be one.
+// keywords are the words the grammar gives a meaning to somewhere, the
+// retired ones included; a `def` name or parameter may not be one.
 var keywords = strings.Fields(`use let def fn main args number stage fifo ps delay step pool on cap block
 evict lru by preempt none lifo requeue head tail queue reserve held spill via when admit device engine
 tokens granule state schedule execute advance running only admission decode first each at most waiting
 while exclusive prefill branch else set serve latency nic from pull push share maxmin bottleneck workload
 arrive poisson renewal closed batch trace ordered hidden init turn session server gauge claim given every
 some iteration of end Size Cost hold reuse cache lease grow drop release load run growing with loop fork
-join choose in mark tool transfer to`)
+join choose in mark tool transfer to observe max min sum
+budget chunk cost enter keep memory request`)
 
 var keywordSet = func() map[string]bool {
 	m := map[string]bool{}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
@@ -36,7 +38,7 @@ var parser = participle.MustBuild[File](
 	participle.Union[Item](&UseItem{}, &LetItem{}, &DefItem{}, &MainItem{}, &RunBlock{},
 		&StageItem{}, &PoolItem{}, &DeviceItem{}, &EngineItem{}, &QueueItem{},
 		&WorkloadItem{}, &ServerItem{}, &ShareItem{}, &GaugeItem{}, &ClaimItem{},
-		&SessionItem{}, &RelationItem{}),
+		&SessionItem{}, &RelationItem{}, &StrayStmt{}),
 	participle.Union[PoolOpt](&CapOpt{}, &BlockOpt{}, &EvictOpt{}, &PreemptOpt{}, &QueueOpt{},
 		&ReserveOpt{}, &SpillOpt{}, &AdmitViaOpt{}),
 	participle.Union[EngItem](&TokensCap{}, &GranuleItem{}, &StateItem{}, &ScheduleItem{},
@@ -78,12 +80,13 @@ func Parse(filename string, src []byte) (*File, error) {
 		return nil, &Error{Pos: model.Pos{File: filename, Line: 1, Col: 1},
 			Msg: "empty program: a program needs `fn main() { … }`"}
 	}
-	if i := bytes.IndexByte(src, 0); i >= 0 || !utf8.Valid(src) {
-		if i < 0 {
-			i = firstInvalidUTF8(src)
-		}
-		p := offsetPos(filename, src, i)
-		return nil, &Error{Pos: p, Msg: fmt.Sprintf("not a text file: byte %d is not UTF-8 text", i)}
+	// A binary file: report its first NUL byte or byte that is not UTF-8.
+	nul, bad := bytes.IndexByte(src, 0), firstInvalidUTF8(src)
+	switch {
+	case bad < len(src) && (nul < 0 || bad < nul):
+		return nil, &Error{Pos: offsetPos(filename, src, bad), Msg: "not a text file: it is not UTF-8"}
+	case nul >= 0:
+		return nil, &Error{Pos: offsetPos(filename, src, nul), Msg: "not a text file: it holds a NUL byte"}
 	}
 	if err := scanComments(filename, src); err != nil {
 		return nil, err
@@ -162,11 +165,63 @@ func convertParseError(filename string, err error) error {
 			what = "end of file"
 		}
 		msg = "unexpected " + what
-		if uerr.Expect != "" {
-			msg += ", want " + uerr.Expect
+		if want := closersExpected(uerr.Message()); want != "" {
+			msg += ", want " + want
 		}
-	} else if strings.HasPrefix(msg, "invalid input text") {
-		msg = "invalid character " + strings.TrimPrefix(msg, "invalid input text ")
+	} else if text, ok := strings.CutPrefix(strings.TrimPrefix(msg, "lexer: "), "invalid input text "); ok {
+		if s, err := strconv.Unquote(text); err == nil && s != "" {
+			r, _ := utf8.DecodeRuneInString(s)
+			text = fmt.Sprintf("%U", r)
+			if unicode.IsPrint(r) {
+				text = "`" + string(r) + "`"
+			}
+		}
+		msg = "invalid character " + text
 	}
 	return &Error{Pos: pos, Msg: msg}
+}
+
+// closersExpected names the closing tokens (`;`, `)`, `]`, `}`, `,`) a
+// participle message "… (expected X)" lists as the next token, or "". Other
+// expectations are left out: with contextual keywords the alternative
+// participle names is often not the one the author meant.
+func closersExpected(msg string) string {
+	_, exp, ok := strings.Cut(msg, " (expected ")
+	if !ok {
+		return ""
+	}
+	exp = strings.TrimSuffix(exp, ")")
+	var alts []string
+	if strings.HasPrefix(exp, "(") {
+		depth, end := 0, -1
+		for i, c := range exp {
+			if c == '(' {
+				depth++
+			} else if c == ')' {
+				depth--
+				if depth == 0 {
+					end = i
+					break
+				}
+			}
+		}
+		if end < 0 {
+			return ""
+		}
+		alts = strings.Split(exp[1:end], " | ")
+	} else {
+		alts = []string{exp}
+	}
+	var want []string
+	for _, a := range alts {
+		lit, err := strconv.QuotedPrefix(a)
+		if err != nil {
+			continue
+		}
+		switch v, _ := strconv.Unquote(lit); v {
+		case ";", ")", "]", "}", ",":
+			want = append(want, "`"+v+"`")
+		}
+	}
+	return joinOr(want)
 }

@@ -79,7 +79,13 @@ func (l *lowerer) lookupRes(n *Name, sc *scope, want resKind) (resolved, bool, s
 				m.Index = n.Index
 			}
 			m.Path = append(append([]string(nil), an.Path...), n.Path...)
-			return l.lookupRes(&m, b.sc, want)
+			at := b.sc
+			if sc.family && !at.family {
+				c := *at
+				c.family = true
+				at = &c
+			}
+			return l.lookupRes(&m, at, want)
 		}
 	}
 	member := ""
@@ -145,6 +151,8 @@ func (l *lowerer) lookupRes(n *Name, sc *scope, want resKind) (resolved, bool, s
 		var idx *model.Expr
 		if n.Index != nil {
 			idx = l.index(n, sc, q.count)
+		} else if sc.family {
+			idx = nil
 		} else if q.count == 1 && member != "" {
 			idx = model.Num(0)
 		} else if q.count == 1 && member == "" && !q.array {
@@ -206,6 +214,9 @@ func (l *lowerer) familyRef(n *Name, sc *scope, fam int, kind resKind) (resolved
 		return l.member(fam, nil, kind)
 	}
 	if n.Index == nil {
+		if sc.family {
+			return l.member(fam, nil, kind)
+		}
 		return resolved{}, false, fmt.Sprintf("`%s` is an array of %d: write `%s[i]`", f.Name, f.Count, f.Name)
 	}
 	return l.member(fam, l.index(n, sc, f.Count), kind)
@@ -218,8 +229,12 @@ func (l *lowerer) index(n *Name, sc *scope, count int) *model.Expr {
 		l.errorf(n.Index.Pos, "an index is a plain number, not %s", t)
 	}
 	if v, ok := x.IsConst(); ok {
-		if v < 0 || v >= float64(count) || v != math.Floor(v) {
-			l.errorf(n.Index.Pos, "index %s of `%s` is out of range: it has %d member(s)", fmtNum(v), n.Name, count)
+		switch {
+		case v != math.Floor(v) && !math.IsInf(v, 0):
+			l.errorf(n.Index.Pos, "index %s of `%s` is not a whole number", fmtNum(v), n.Name)
+			return model.Num(0)
+		case v < 0 || v >= float64(count) || math.IsNaN(v):
+			l.errorf(n.Index.Pos, "index %s of `%s` is out of range: it has %s", fmtNum(v), n.Name, plural(count, "member"))
 			return model.Num(0)
 		}
 	}

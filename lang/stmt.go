@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -117,10 +118,12 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 		switch {
 		case sc.inFork:
 			l.errorf(s.Pos, "a `fork`'s leg may not fork")
-		case sc.preempt:
-			l.errorf(s.Pos, "`fork` inside a hold of `%s`, which may preempt it", sc.holds[len(sc.holds)-1].text)
+		case sc.preemptBy != "":
+			l.errorf(s.Pos, "`fork` inside a hold of `%s`, which may preempt it", sc.preemptBy)
 		}
-		l.forks = true
+		if l.forkPos == nil {
+			l.forkPos = &s.Pos
+		}
 		c := sc.child()
 		c.inFork = true
 		c.holds = nil
@@ -129,7 +132,9 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 		if sc.inFork {
 			l.errorf(s.Pos, "a `fork`'s leg may not `join`")
 		}
-		l.joins = true
+		if l.joinPos == nil {
+			l.joinPos = &s.Pos
+		}
 		return one(&model.Stmt{Op: model.OpJoin, Pos: toPos(s.Pos)})
 	case *ChooseStmt:
 		return l.choose(s, sc)
@@ -219,6 +224,60 @@ func stmtPos(s Stmt) lexer.Position {
 	return lexer.Position{}
 }
 
+// stmtWord names a statement by its keyword, for messages.
+func stmtWord(s Stmt) string {
+	switch s := s.(type) {
+	case *TurnStmt:
+		return "`turn`"
+	case *SetStmt:
+		return "`set`"
+	case *ObserveStmt:
+		return "`observe`"
+	case *DeclStmt:
+		return "`" + s.Kind + "`"
+	case *HoldStmt:
+		return "`hold`"
+	case *GrowStmt:
+		return "`grow`"
+	case *DropStmt:
+		return "`drop`"
+	case *ReleaseStmt:
+		return "`release`"
+	case *LoadStmt:
+		return "`load`"
+	case *RunStmt:
+		return "`run`"
+	case *BranchStmt:
+		return "`branch`"
+	case *WhileStmt:
+		return "`while`"
+	case *LoopStmt:
+		return "`loop`"
+	case *ForkStmt:
+		return "`fork`"
+	case *JoinStmt:
+		return "`join`"
+	case *ChooseStmt:
+		return "`choose`"
+	case *EndStmt:
+		return "`end`"
+	case *MarkStmt:
+		return "`mark`"
+	case *ToolStmt:
+		return "`tool`"
+	case *TransferStmt:
+		return "`transfer`"
+	case *CallStmt:
+		if s.Verb != "" {
+			return "`" + s.Queue + "." + s.Verb + "(…)`"
+		}
+		return "`" + s.Queue + "(…)`"
+	case *RetiredStmt:
+		return "`" + s.Word + "`"
+	}
+	return "a statement"
+}
+
 // attrName is the attribute a statement in sc assigns when it says name.
 func attrName(sc *scope, name string) string {
 	if sc.side == sideEntry {
@@ -290,7 +349,8 @@ func (l *lowerer) observe(s *ObserveStmt, sc *scope) []*model.Stmt {
 func (l *lowerer) guard(e *Expr, sc *scope, draws *bool, what string) *model.Expr {
 	g, _ := l.value(e, sc, draws)
 	if x, ok := g.IsConst(); ok && x != 0 && x != 1 {
-		l.errorf(e.Pos, "the guard of `%s` is %s, not 0 or 1: a draw written as a test? (write `%s with (p)` for a probability)", what, fmtNum(x), "branch")
+		err := l.errorf(e.Pos, "the guard of `%s` is %s, not 0 or 1: a draw written as a test?", what, fmtNum(x))
+		err.Hint = "a guard is a test; to branch with probability p, write `branch with (p)`"
 	}
 	return g
 }
@@ -319,16 +379,21 @@ func (l *lowerer) amount(e *Expr, got typ, want typ, what string) {
 		return
 	}
 	if !got.isCost() {
-		err := l.errorf(e.Pos, "%s needs a typed amount, not a bare number", what)
+		err := l.errorf(e.Pos, "%s needs %s, not a bare number", what, want)
 		err.Hint = "write `" + strings.TrimSuffix(want.String(), ")") + ", " + exprText(e) + ")`"
 		return
 	}
 	l.errorf(e.Pos, "%s needs %s, not %s", what, want, got)
 }
 
+// checkAmount refuses a constant amount that is negative or NaN.
 func (l *lowerer) checkAmount(e *Expr, v *model.Expr, what string) {
-	if x, ok := v.IsConst(); ok && (x < 0 || math.IsNaN(x)) {
-		l.errorf(e.Pos, "%s is %s: an amount must be at least 0", what, fmtNum(x))
+	switch x, ok := v.IsConst(); {
+	case !ok:
+	case math.IsNaN(x):
+		l.errorf(e.Pos, "the amount of %s is NaN: an amount must be a number", what)
+	case x < 0:
+		l.errorf(e.Pos, "the amount of %s is %s: an amount may not be negative", what, fmtNum(x))
 	}
 }
 
@@ -341,8 +406,6 @@ func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
 	hs := sc.child()
 	hs.mom = momAdmit
 	hs.draws = nil
-	var noDraw bool
-	hs.draws = &noDraw
 	type bnd struct {
 		name string
 		b    *binding
@@ -361,7 +424,7 @@ func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
 	var held []*heldPool
 	var want typ
 	seen := map[int]bool{}
-	preemptible := false
+	preemptBy := sc.preemptBy // the pool that may preempt this hold, as written
 	for _, hp := range s.Pools {
 		r, ok := l.resolveRes(refName(hp.Pool), hs, resPool)
 		if !ok {
@@ -373,25 +436,24 @@ func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
 		seen[r.Fam] = true
 		want = append(want, r.key)
 		units, ut := l.expr(hp.Units, hs)
-		l.amount(hp.Units, ut, typ{r.key}, "the units of `"+l.refText(hp.Pool)+"`")
-		l.checkAmount(hp.Units, units, "the units of `"+l.refText(hp.Pool)+"`")
+		what := "`hold " + l.refText(hp.Pool) + " (…)`"
+		l.amount(hp.Units, ut, typ{r.key}, what)
+		l.checkAmount(hp.Units, units, what)
 		h := model.HoldPool{Pool: r.ref, Units: units}
 		if hp.Reserve != nil {
 			rv, rt := l.expr(hp.Reserve, hs)
-			l.amount(hp.Reserve, rt, typ{r.key}, "the reserve of `"+l.refText(hp.Pool)+"`")
-			l.checkAmount(hp.Reserve, rv, "the reserve of `"+l.refText(hp.Pool)+"`")
+			what := "`reserve (…)` of `" + l.refText(hp.Pool) + "`"
+			l.amount(hp.Reserve, rt, typ{r.key}, what)
+			l.checkAmount(hp.Reserve, rv, what)
 			h.Reserve = rv
 		}
 		l.neverFits(hp, r, units, h.Reserve)
 		st.Holds = append(st.Holds, h)
 		pool := l.prog.Pools[l.prog.PoolFams[r.Fam].First]
-		if pool.Preempt != model.PreemptNone {
-			preemptible = true
+		if pool.Preempt != model.PreemptNone && preemptBy == "" {
+			preemptBy = l.refText(hp.Pool)
 		}
 		held = append(held, &heldPool{fam: r.Fam, text: l.refText(hp.Pool), key: r.key, ref: r.ref})
-	}
-	if noDraw {
-		l.errorf(s.Pos, "a hold's header may not draw: it is read at each admission attempt")
 	}
 	sortTyp(want)
 	if s.Reuse != nil {
@@ -399,14 +461,16 @@ func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
 			l.errorf(s.Reuse.Pos, "`reuse` needs a `cache` clause: without one the hold does not touch the session's cache")
 		}
 		v, t := l.expr(s.Reuse, hs)
-		l.amount(s.Reuse, t, want, "`reuse`")
+		l.amount(s.Reuse, t, want, "`reuse (…)`")
+		l.checkAmount(s.Reuse, v, "`reuse (…)`")
 		st.Reuse = v
 	}
 	if s.Cache != nil {
 		cs := hs.child()
 		cs.mom = momSession
 		v, t := l.expr(s.Cache, cs)
-		l.amount(s.Cache, t, want, "`cache`")
+		l.amount(s.Cache, t, want, "`cache (…)`")
+		l.checkAmount(s.Cache, v, "`cache (…)`")
 		st.HasCache, st.Cache = true, v
 	}
 	if s.Lease != nil {
@@ -429,7 +493,7 @@ func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
 	// The body: admission bindings it reads become attributes set at its top.
 	bs := sc.child()
 	bs.holds = append(append([]*heldPool(nil), sc.holds...), held...)
-	bs.preempt = sc.preempt || preemptible
+	bs.preemptBy = preemptBy
 	bs.noCache = s.Cache == nil
 	var bodyBinds []*binding
 	for _, b := range binds {
@@ -454,14 +518,103 @@ func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
 	if st.Lease > 0 {
 		l.leasedFams[st.Holds[st.Lease-1].Pool.Fam] = true
 	}
-	if preemptible {
-		for _, h := range st.Holds {
-			if h.Pool.Index != nil && readsMoving(h.Pool.Index) {
-				l.errorf(s.Pos, "`%s` may preempt it: a preemptible hold's index may not read the clock or moving state", l.prog.PoolFams[h.Pool.Fam].Name)
+	if preemptBy != "" {
+		for _, hp := range s.Pools {
+			if hp.Pool.Index == nil {
+				continue
+			}
+			if r, ok := l.resolveResQuiet(refName(hp.Pool), hs); ok && r.ref.Index != nil && readsMoving(r.ref.Index) {
+				l.errorf(hp.Pool.Index.Pos, "the index of `%s` reads the clock or moving state, and `%s` may preempt it: a preempted hold re-reads its indices when it is admitted again",
+					l.refText(hp.Pool), preemptBy)
 			}
 		}
 	}
+	l.indexKept(st, s)
 	return one(st)
+}
+
+// indexKept refuses a hold whose body changes an attribute that one of
+// its pool indices reads: the hold must keep naming one member.
+func (l *lowerer) indexKept(st *model.Stmt, s *HoldStmt) {
+	reads := map[int]string{}
+	var text string
+	for i, h := range st.Holds {
+		h.Pool.Index.Walk(func(e *model.Expr) bool {
+			if e.Op == model.EAttr {
+				reads[e.Slot] = l.prog.Attrs[e.Slot].Name
+				if text == "" && i < len(s.Pools) {
+					text = l.refText(s.Pools[i].Pool)
+				}
+			}
+			return true
+		})
+	}
+	if len(reads) == 0 {
+		return
+	}
+	reported := map[int]bool{}
+	changed := func(pos model.Pos, slot int) {
+		if name, ok := reads[slot]; ok && !reported[slot] {
+			reported[slot] = true
+			l.errs = append(l.errs, &Error{Pos: pos, Msg: fmt.Sprintf(
+				"the hold of `%s` must keep naming one member, but its body changes `%s`, which the index reads", text, name)})
+		}
+	}
+	var walk func(b *model.Block)
+	walk = func(b *model.Block) {
+		if b == nil {
+			return
+		}
+		for _, x := range b.Stmts {
+			switch x.Op {
+			case model.OpSet, model.OpChoose:
+				changed(x.Pos, x.Slot)
+			case model.OpTurn:
+				for _, slot := range l.turnSlots() {
+					changed(x.Pos, slot)
+				}
+			case model.OpFork:
+				continue // a leg's sets are its own
+			}
+			walk(x.Body)
+			walk(x.Else)
+		}
+	}
+	walk(st.Body)
+}
+
+// turnSlots are the attributes a `turn;` may change: those the workload's
+// `turn` block, the server and the entries it calls assign.
+func (l *lowerer) turnSlots() []int {
+	if l.turnSet != nil {
+		return l.turnSet
+	}
+	l.turnSet = []int{}
+	add := func(n string) {
+		if slot, ok := l.attrs[n]; ok {
+			l.turnSet = append(l.turnSet, slot)
+		}
+	}
+	if l.workload != nil {
+		for _, it := range l.workload.Items {
+			if t, ok := it.(*TurnItem); ok {
+				collectSetNames(t.Body.Stmts, add)
+			}
+		}
+	}
+	if l.server != nil {
+		collectSetNames(l.server.Body.Stmts, add)
+	}
+	for _, q := range l.qList {
+		for _, e := range q.entries {
+			if roleIs(q, "gateway") {
+				collectSetNames(e.Body.Stmts, add)
+			} else {
+				collectSetNames(e.Body.Stmts, func(n string) { add(q.name + "." + n) })
+			}
+		}
+	}
+	return l.turnSet
 }
 
 func sortTyp(t typ) {
@@ -516,11 +669,13 @@ func (l *lowerer) neverFits(hp *HoldPool, r resolved, units, reserve *model.Expr
 		}
 		need = math.Max(need, rv)
 	}
-	if b := float64(pool.Block); b > 0 {
+	asked := fmtNum(need)
+	if b := float64(pool.Block); b > 0 && need != math.Ceil(need/b)*b {
 		need = math.Ceil(need/b) * b
+		asked += fmt.Sprintf(" (%s in blocks of %s)", fmtNum(need), fmtNum(b))
 	}
 	if need > float64(pool.Cap) {
-		l.errorf(hp.Pos, "the hold asks `%s` for %s, above its cap %s: it could never be admitted", pool.Name, fmtNum(need), fmtNum(float64(pool.Cap)))
+		l.errorf(hp.Pos, "the hold asks `%s` for %s, above its cap %s: it could never be admitted", pool.Name, asked, fmtNum(float64(pool.Cap)))
 	}
 }
 
@@ -542,6 +697,9 @@ func (l *lowerer) poolStmt(op model.Op, pos lexer.Position, word string, ref *Re
 	text := l.refText(ref)
 	st := &model.Stmt{Op: op, Pos: toPos(pos)}
 	st.Pool = &r.ref
+	if op != model.OpDrop && sc.enclosing(text) != nil {
+		l.rereadIndex(ref, r, word)
+	}
 	if op != model.OpDrop && sc.enclosing(text) == nil {
 		sameFam := false
 		for _, h := range sc.holds {
@@ -560,11 +718,21 @@ func (l *lowerer) poolStmt(op model.Op, pos lexer.Position, word string, ref *Re
 	}
 	if amount != nil {
 		v, t := l.value(amount, sc, &st.Draws)
-		l.amount(amount, t, typ{r.key}, "`"+word+" "+text+"`")
-		l.checkAmount(amount, v, "`"+word+" "+text+"`")
+		what := "`" + word + " " + text + " (…)`"
+		l.amount(amount, t, typ{r.key}, what)
+		l.checkAmount(amount, v, what)
 		st.Value = v
 	}
 	return one(st)
+}
+
+// rereadIndex refuses a statement that names its hold's pool by an index
+// that reads the state or the clock: evaluated again, it may name another
+// member than the one the hold took.
+func (l *lowerer) rereadIndex(ref *Ref, r resolved, word string) {
+	if ref.Index != nil && r.ref.Index != nil && readsMoving(r.ref.Index) {
+		l.errorf(ref.Index.Pos, "the index of `%s` reads the state or the clock: `%s` reads it again and may name another member than the hold took", l.refText(ref), word)
+	}
 }
 
 // isLeased reports whether some hold of the program leases the family.
@@ -631,14 +799,24 @@ func (l *lowerer) run(s *RunStmt, sc *scope) []*model.Stmt {
 		}
 	}
 	work, wt := l.value(s.Work, sc, &st.Draws)
-	l.amount(s.Work, wt, want, "the work of `run`")
-	l.checkAmount(s.Work, work, "the work of `run`")
+	what := "`run (…)`"
+	if len(s.Stages) > 0 {
+		names := make([]string, len(s.Stages))
+		for i, r := range s.Stages {
+			names[i] = l.refText(r)
+		}
+		what = "`run " + strings.Join(names, ", ") + " (…)`"
+	}
+	l.amount(s.Work, wt, want, what)
+	l.checkAmount(s.Work, work, what)
 	st.Value = work
 	if s.Growing != nil && first.Kind == model.Step {
 		r, ok := l.resolveRes(refName(s.Growing), sc, resPool)
 		if ok {
 			if sc.enclosing(l.refText(s.Growing)) == nil {
 				l.errorf(s.Growing.Pos, "`growing %s` outside a hold of `%s`", l.refText(s.Growing), l.refText(s.Growing))
+			} else {
+				l.rereadIndex(s.Growing, r, "growing")
 			}
 			st.Growing = &r.ref
 		}
@@ -693,7 +871,7 @@ func (l *lowerer) tool(s *ToolStmt, sc *scope) []*model.Stmt {
 	if t.isCost() {
 		l.errorf(s.Amount.Pos, "`tool` converts a plain quantity itself: pass a number, not %s", t)
 	}
-	l.checkAmount(s.Amount, v, "the time of `tool`")
+	l.checkAmount(s.Amount, v, "`tool`")
 	st.Value = v
 	if s.Growing != nil {
 		l.errorf(s.Growing.Pos, "`growing` is only for runs on an engine")
@@ -709,7 +887,7 @@ func (l *lowerer) transfer(s *TransferStmt, sc *scope) []*model.Stmt {
 	if t.isCost() {
 		l.errorf(s.Amount.Pos, "`transfer` converts a plain quantity itself: pass a number, not %s", t)
 	}
-	l.checkAmount(s.Amount, amount, "the amount of `transfer`")
+	l.checkAmount(s.Amount, amount, "`transfer (…)`")
 	switch {
 	case sc.side == sideEntry && sc.from != nil && s.Index == nil && len(s.On) == 0 && (sc.q.pull != nil || sc.q.push != nil):
 		rel := sc.q.pull
@@ -717,8 +895,7 @@ func (l *lowerer) transfer(s *TransferStmt, sc *scope) []*model.Stmt {
 			rel = sc.q.push
 		}
 		if rel.source != sc.from.q {
-			l.errorf(s.Pos, "queue `%s` reads from `%s`, not from `%s`", sc.q.name, rel.source.name, sc.from.q.name)
-			return nil
+			return nil // the call `from` the wrong queue is reported where it stands
 		}
 		latIdx := sc.self
 		if rel.kind == "push" {
@@ -782,7 +959,7 @@ func (l *lowerer) transfer(s *TransferStmt, sc *scope) []*model.Stmt {
 	if nt.isCost() {
 		l.errorf(s.Load.Pos, "`transfer` converts a plain quantity itself: pass a number, not %s", nt)
 	}
-	l.checkAmount(s.Load, n, "the tokens a `transfer` loads")
+	l.checkAmount(s.Load, n, "`transfer … to "+l.refText(s.To)+" (…)`")
 	out = append(out, &model.Stmt{Op: model.OpLoad, Pos: pos, Pool: &rt.ref, Value: n, Draws: ld})
 	rf, ok := l.resolveRes(refName(s.From), sc, resPool)
 	if !ok {
@@ -853,7 +1030,7 @@ func (l *lowerer) entryCall(s *CallStmt, sc *scope) []*model.Stmt {
 		idx = model.Num(0)
 	}
 	if len(s.Args) != len(entry.Params) {
-		l.errorf(s.Pos, "entry `%s.%s` takes %d argument(s), not %d", q.name, s.Verb, len(entry.Params), len(s.Args))
+		l.errorf(s.Pos, "entry `%s.%s` takes %s, not %d", q.name, s.Verb, plural(len(entry.Params), "argument"), len(s.Args))
 		return nil
 	}
 	es := sc.child()
@@ -925,6 +1102,10 @@ func roleIs(q *queueDecl, role string) bool {
 func (l *lowerer) stmtDef(s *CallStmt, sc *scope) []*model.Stmt {
 	d, ok := l.defs[s.Queue]
 	if !ok {
+		if m, retired := retiredWords[s.Queue]; retired {
+			l.errorf(s.Pos, "%s", m)
+			return nil
+		}
 		if s.Queue == "prefill" || s.Queue == "decode" {
 			l.errorf(s.Pos, "`%s` is no statement: the mode of a run is written `run E %s (cost(E, n)) growing kv;`", s.Queue, s.Queue)
 			return nil
@@ -940,7 +1121,7 @@ func (l *lowerer) stmtDef(s *CallStmt, sc *scope) []*model.Stmt {
 		l.errorf(s.Pos, "a statement def takes no `from`/`to`")
 	}
 	if len(s.Args) != len(d.Params) {
-		l.errorf(s.Pos, "def `%s` takes %d argument(s), not %d", d.Name, len(d.Params), len(s.Args))
+		l.errorf(s.Pos, "def `%s` takes %s, not %d", d.Name, plural(len(d.Params), "argument"), len(s.Args))
 		return nil
 	}
 	for _, n := range sc.defStack {

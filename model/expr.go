@@ -47,7 +47,8 @@ func (o ExprOp) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
 type Func int
 
 const (
-	FMin Func = iota
+	FNone Func = iota // no function (the zero value, omitted from the IR)
+	FMin
 	FMax
 	FAbs
 	FFloor
@@ -78,7 +79,7 @@ const (
 	PQueued
 )
 
-var funcNames = [...]string{"min", "max", "abs", "floor", "ceil", "sqrt", "exp", "ln", "pow",
+var funcNames = [...]string{"", "min", "max", "abs", "floor", "ceil", "sqrt", "exp", "ln", "pow",
 	"exp", "det", "uniform", "erlang", "h2", "bernoulli",
 	"queue", "busy", "work", "est_lambda", "est_rho", "est_wait",
 	"used", "free", "cachedin", "holders", "queued"}

@@ -216,8 +216,6 @@ func TestRunNotYet(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", f, "--horizon", "10", "--warmup", "1", "--seed", "7", "--json"},
-			"serq run: not yet: the interpreter lands with issue 3\n"},
 		{[]string{"run", f}, f + ": no horizon: `serq run` needs --horizon T, the simulated end time\n"},
 		{[]string{"run", f, "--horizon", "10", "--warmup", "10"}, f + ": warmup 10 is not below the horizon 10\n"},
 		{[]string{"tui", f}, "serq tui: not yet: the terminal UI lands after the interpreter (issue 3)\n"},
@@ -291,5 +289,21 @@ func TestUsageLines(t *testing.T) {
 		if !strings.HasPrefix(usages[c.Name], "serq "+c.Name+" FILE") {
 			t.Errorf("usages[%q] = %q, want the command's usage line", c.Name, usages[c.Name])
 		}
+	}
+}
+
+// TestRunJSON runs two delayed sessions: a batch of 2 on a delay stage
+// with work 1 and 2. Mean live (2·1 + 1·1)/10 = 0.3; the stage is busy 2 of
+// 10; response 1 and 2: mean 1.5, cv2 0.5/1.5² = 0.2222…, p99 2.
+func TestRunJSON(t *testing.T) {
+	f := writeProgram(t, "two.sq", "fn main() { stage s : delay; workload { arrive batch(2); } server { run s (cost(s, 1 + serial)); } }\n")
+	code, out, errs := serq(t, "run", f, "--horizon", "10", "--seed", "7", "--json")
+	want := `{"serq_version":"0.1.0","horizon":10,"end":10,"warmup":0,"seed":7,"events":3,"arrivals":2,"ended":2,"turns":2,"mean_live":0.3,` +
+		`"observes":{"response":{"count":2,"mean":1.5,"ci":null,"cv2":0.2222222222222222,"p99":2}},"gauges":{},` +
+		`"stages":[{"name":"s","index":null,"mean_number":0.3,"utilization":0.2,"completed":2,"throughput":0.2,"mean_wait":0,"mean_service":1.5,` +
+		`"iterations":0,"prefill_only":0,"decode_only":0,"mixed":0,"mean_decodes":0,"mean_decode_batch":null,"mean_decode_step":null,` +
+		`"mean_itl":null,"itl_p50":null,"itl_p99":null,"idle_with_work":false}],"pools":[]}` + "\n"
+	if code != 0 || out != want || errs != "" {
+		t.Errorf("serq run --json = %d, %q, %q; want 0, %q, \"\"", code, out, errs, want)
 	}
 }
