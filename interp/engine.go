@@ -2,7 +2,6 @@ package interp
 
 import (
 	"math"
-	"sort"
 
 	"github.com/serq/serq/model"
 )
@@ -41,19 +40,17 @@ type engine struct {
 	stopAdmit bool
 	endStmt   bool
 
-	iters       uint64
-	prefOnlyI   TimeIntegral
-	decOnlyI    TimeIntegral
-	mixedI      TimeIntegral
-	decodesI    TimeIntegral
-	decBatchW   Welford
-	decStepW    Welford
-	itl         LogHistogram
-	itlW        Welford
-	regBackup   []float64
-	served      []*session
-	orderKeys   []float64
-	sortScratch []*session
+	iters     uint64
+	prefOnlyI TimeIntegral
+	decOnlyI  TimeIntegral
+	mixedI    TimeIntegral
+	decodesI  TimeIntegral
+	decBatchW Welford
+	decStepW  Welford
+	itl       LogHistogram
+	itlW      Welford
+	regBackup []float64
+	iterNo    uint64 // attempts so far: a run served in this one has servedIt == iterNo
 }
 
 type iterKind uint8
@@ -243,7 +240,7 @@ func (s *Sim) attempt(e *engine) {
 	e.left = budget
 	e.preempted, e.admitted, e.attn = 0, 0, 0
 	e.assign = e.assign[:0]
-	e.served = e.served[:0]
+	e.iterNo++
 	e.stopAdmit = false
 	e.regBackup = append(e.regBackup[:0], e.regs...)
 	if e.m.Serve == model.ServeExclusive {
@@ -372,52 +369,32 @@ func (s *Sim) setBatchCtx(e *engine) {
 	s.ctx[model.CtxWaitingAdmitted] = float64(e.admitted)
 }
 
-func (e *engine) isServed(ss *session) bool {
-	for _, x := range e.served {
-		if x == ss {
-			return true
+// nextResident is the first resident not yet served in this iteration,
+// by the statement's keys, ties (and no keys) by admission sequence. It is
+// re-read before each pick, as keys may read what serving changed.
+func (s *Sim) nextResident(e *engine, keys []*model.Expr) *session {
+	var best *session
+	var bestK, cur [8]float64
+	n := min(len(keys), len(cur))
+	for _, r := range e.res {
+		if r.job.servedIt == e.iterNo {
+			continue
 		}
-	}
-	return false
-}
-
-// order sorts the residents by the statement's keys, ties (and no keys)
-// by admission sequence.
-func (s *Sim) order(e *engine, keys []*model.Expr) []*session {
-	rs := append(e.sortScratch[:0], e.res...)
-	e.sortScratch = rs
-	if len(keys) == 0 {
-		sort.SliceStable(rs, func(a, b int) bool { return rs[a].job.admSeq < rs[b].job.admSeq })
-		return rs
-	}
-	n := len(keys)
-	vals := e.orderKeys[:0]
-	for _, r := range rs {
-		s.runCtx(r)
-		for _, k := range keys {
-			vals = append(vals, s.eval(k, r))
+		if n > 0 {
+			s.runCtx(r)
+			for k := 0; k < n; k++ {
+				cur[k] = s.eval(keys[k], r)
+			}
 		}
-	}
-	e.orderKeys = vals
-	idx := make([]int, len(rs))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		ka, kb := vals[idx[a]*n:idx[a]*n+n], vals[idx[b]*n:idx[b]*n+n]
-		if keysLess(ka, kb) {
-			return true
+		switch {
+		case best == nil, keysLess(cur[:n], bestK[:n]):
+		case !keysLess(bestK[:n], cur[:n]) && r.job.admSeq < best.job.admSeq:
+		default:
+			continue
 		}
-		if keysLess(kb, ka) {
-			return false
-		}
-		return rs[idx[a]].job.admSeq < rs[idx[b]].job.admSeq
-	})
-	out := make([]*session, len(rs))
-	for i, k := range idx {
-		out[i] = rs[k]
+		best, bestK = r, cur
 	}
-	return out
+	return best
 }
 
 // runCtx sets the per-run context variables of keys and `only`.
@@ -433,17 +410,11 @@ func (s *Sim) runCtx(r *session) {
 func (s *Sim) advanceRunning(e *engine, st *model.SchedStep) {
 	e.endStmt = false
 	for e.left > 0 && s.err == nil && !e.endStmt {
-		var r *session
-		for _, x := range s.order(e, st.Order) {
-			if !e.isServed(x) {
-				r = x
-				break
-			}
-		}
+		r := s.nextResident(e, st.Order)
 		if r == nil {
 			return
 		}
-		e.served = append(e.served, r)
+		r.job.servedIt = e.iterNo
 		s.serve(e, r, st.Only)
 	}
 }
@@ -584,8 +555,8 @@ func (s *Sim) admitWaiting(e *engine, st *model.SchedStep) {
 			s.budgetEngine = nil
 			e.admitted++
 			ss := h.owner
-			if ss.job.stage == int32(e.idx) && ss.job.mode != model.ModeNone && !e.isServed(ss) {
-				e.served = append(e.served, ss)
+			if ss.job.stage == int32(e.idx) && ss.job.mode != model.ModeNone && ss.job.servedIt != e.iterNo {
+				ss.job.servedIt = e.iterNo
 				s.serve(e, ss, st.Only)
 			}
 			admittedOne = true

@@ -137,14 +137,17 @@ func (s *Sim) evalWith(e *model.Expr, ss *session, st *stream) float64 {
 
 // member resolves a reference to a stage (or pool) index.
 func (s *Sim) member(r *model.Ref, ss *session, isStage bool) (int, bool) {
-	var f model.Family
+	var f *model.Family
 	if isStage {
-		f = s.p.StageFams[r.Fam]
+		f = &s.p.StageFams[r.Fam]
 	} else {
-		f = s.p.PoolFams[r.Fam]
+		f = &s.p.PoolFams[r.Fam]
 	}
 	if r.Index == nil {
 		return f.First, true
+	}
+	if r.Index.Op == model.ENum && r.Index.Num >= 0 && int(r.Index.Num) < f.Count {
+		return f.First + int(r.Index.Num), true
 	}
 	x := s.eval(r.Index, ss)
 	if x < 0 || x >= float64(f.Count) || x != math.Floor(x) {

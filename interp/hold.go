@@ -154,6 +154,7 @@ func (s *Sim) outstanding(pl *pool, skip *holdInst) float64 {
 
 // admit allocates a fitting hold and starts its body.
 func (s *Sim) admit(h *holdInst) {
+	s.poolVer++
 	ss := h.owner
 	first := &s.pools[h.pools[0].pool]
 	first.queue = first.queue[1:]

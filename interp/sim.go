@@ -108,6 +108,9 @@ type Sim struct {
 	budgetEngine   *engine
 	tracer         func(TraceEvent)
 	traceData      *traceData
+	poolVer        uint64 // bumped by every change of a pool's state
+	gaugeVer       uint64 // poolVer at the last gauge reading
+	gaugePoolOnly  []bool
 	admSeq         uint64
 	zero           *session
 	threads        []*session
@@ -350,10 +353,33 @@ func (s *Sim) warmup() {
 }
 
 // endInstant samples the gauges: the state at the end of an instant.
+//
+// A gauge that reads only pools is evaluated again only when some pool
+// changed since its last reading: most events (engine iterations) change
+// no pool, and the reading would repeat the last value.
 func (s *Sim) endInstant() {
+	if s.gaugePoolOnly == nil {
+		s.gaugePoolOnly = make([]bool, len(s.p.Gauges))
+		for i, g := range s.p.Gauges {
+			only := true
+			g.Expr.Walk(func(e *model.Expr) bool {
+				if e.Op == model.EStage || e.Op == model.EReg || e.Op == model.EBudget || e.Op == model.ECtx {
+					only = false
+				}
+				return only
+			})
+			s.gaugePoolOnly[i] = only
+		}
+		s.gaugeVer = ^uint64(0)
+	}
+	fresh := s.poolVer != s.gaugeVer
 	for i := range s.p.Gauges {
+		if s.gaugePoolOnly[i] && !fresh {
+			continue
+		}
 		s.gauges[i].Record(s.now, s.eval(s.p.Gauges[i].Expr, nil))
 	}
+	s.gaugeVer = s.poolVer
 }
 
 func (s *Sim) finish() {
