@@ -388,6 +388,7 @@ func (s *Sim) finish() {
 	}
 	s.endInstant()
 	if s.opt.Arrivals > 0 {
+		s.now = s.opt.Horizon
 		if s.arrivals < s.opt.Arrivals {
 			s.fail(nil, model.Pos{}, "the horizon %s passed with %d of %d arrivals", fmtTime(s.opt.Horizon), s.arrivals, s.opt.Arrivals)
 			return
