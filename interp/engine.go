@@ -244,10 +244,10 @@ func (s *Sim) attempt(e *engine) {
 	e.stopAdmit = false
 	e.regBackup = append(e.regBackup[:0], e.regs...)
 	if e.m.Serve == model.ServeExclusive {
-		s.fail(nil, e.stage.m.Pos, "engine `%s`: `exclusive prefill` is not simulated yet", e.stage.m.Label)
-		return
+		s.exclusiveAttempt(e, budget)
+	} else {
+		s.runSteps(e, e.steps)
 	}
-	s.runSteps(e, e.steps)
 	if s.err != nil {
 		return
 	}
@@ -568,9 +568,73 @@ func (s *Sim) admitWaiting(e *engine, st *model.SchedStep) {
 	}
 }
 
+// exclusiveAttempt is `exclusive prefill; admit waiting while
+// (running.preempted == 0);`: a running prefill runs alone, with the whole
+// budget; otherwise the decodes are chosen tentatively, and a waiting
+// request that fits (its header's budget_left the full budget) and reaches
+// a prefill displaces them and takes the budget, after which nothing more
+// is admitted. Displaced decodes keep the blocks they grew but compute
+// nothing.
+func (s *Sim) exclusiveAttempt(e *engine, budget float64) {
+	var pre *session
+	for _, r := range e.res {
+		if r.job.mode == model.ModePrefill && (pre == nil || r.job.admSeq < pre.job.admSeq) {
+			pre = r
+		}
+	}
+	if pre != nil {
+		pre.job.servedIt = e.iterNo
+		s.serve(e, pre, nil)
+		return
+	}
+	s.advanceRunning(e, &model.SchedStep{Op: model.SchedAdvance})
+	for e.preempted == 0 && !e.stopAdmit && s.err == nil {
+		admitted := false
+		for _, p := range e.m.Admits {
+			pl := &s.pools[p]
+			if len(pl.queue) == 0 {
+				continue
+			}
+			h := s.selectHead(pl)
+			s.budgetOverride, s.budgetEngine = budget, e
+			if !s.fits(h) {
+				s.budgetEngine = nil
+				return
+			}
+			s.moveToFront(pl, h)
+			s.admitNow(h)
+			e.admitted++
+			ss := h.owner
+			admitted = true
+			if ss.job.stage != int32(e.idx) || ss.job.servedIt == e.iterNo {
+				break
+			}
+			if ss.job.mode == model.ModePrefill {
+				for _, r := range e.assign {
+					r.job.assign = 0
+				}
+				e.assign = e.assign[:0]
+				e.left, e.attn = budget, 0
+				ss.job.servedIt = e.iterNo
+				s.serve(e, ss, nil)
+				return
+			}
+			if e.left > 0 {
+				ss.job.servedIt = e.iterNo
+				s.serve(e, ss, nil)
+			}
+			break
+		}
+		if !admitted {
+			return
+		}
+	}
+}
+
 // admitNow admits a hold and runs its session until it blocks.
 func (s *Sim) admitNow(h *holdInst) {
 	s.admit(h)
+	s.budgetEngine = nil
 	ss := h.owner
 	// admit made it ready; run it now instead
 	for k := s.readyHead; k < len(s.ready); k++ {
