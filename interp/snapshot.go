@@ -188,10 +188,7 @@ func (s *Sim) Snapshot() *Snapshot {
 	}
 	for i, name := range s.p.Observes {
 		o := &s.obs[i]
-		os := ObserveSnap{Name: name, Count: o.Count(), Mean: o.Mean(), Last: math.NaN()}
-		if sm := o.Samples(); len(sm) > 0 {
-			os.Last = sm[len(sm)-1].Value
-		}
+		os := ObserveSnap{Name: name, Count: o.Count(), Mean: o.Mean(), Last: o.Last()}
 		snap.Observes = append(snap.Observes, os)
 	}
 	return snap
@@ -260,7 +257,7 @@ func (e TraceEvent) String() string {
 		s += " " + e.Where
 	}
 	if e.Amount != 0 {
-		s += fmt.Sprintf(", %s", fmtNum(e.Amount))
+		s += fmt.Sprintf(", %.6g", e.Amount)
 	}
 	return s
 }

@@ -254,6 +254,15 @@ func (o *ObserveStat) Add(t float64, session uint64, turn uint32, v float64) {
 // Count is the number of samples.
 func (o *ObserveStat) Count() uint64 { return o.w.Count() }
 
+// Last is the latest sample's value, NaN without samples.
+func (o *ObserveStat) Last() float64 {
+	if n := len(o.chunks); n > 0 {
+		c := o.chunks[n-1]
+		return c[len(c)-1].Value
+	}
+	return math.NaN()
+}
+
 // Mean is the samples' mean (running, Welford), NaN without any.
 func (o *ObserveStat) Mean() float64 { return o.w.Mean() }
 

@@ -33,7 +33,7 @@ const (
 	checkUsage = "usage: serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]\n"
 	runUsage   = "usage: serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
 		"[--def name=expr]... [--json] [--dump DIR] [-- --name value ...]\n"
-	rootUsage = "usage: serq <check|ir|run|tui> FILE [OPTIONS] | serq --version\n"
+	rootUsage = "usage: serq <check|ir|run|tui|draw> FILE [OPTIONS] | serq --version\n"
 )
 
 // serq runs the CLI in process.
@@ -74,8 +74,8 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string // stderr
 	}{
-		{[]string{}, "error: missing command\nhelp: choose check, ir, run or tui, or --version\n" + rootUsage},
-		{[]string{"frob", f}, "error: unknown command `frob`\nhelp: choose check, ir, run or tui, or --version\n" + rootUsage},
+		{[]string{}, "error: missing command\nhelp: choose check, ir, run, tui or draw, or --version\n" + rootUsage},
+		{[]string{"frob", f}, "error: unknown command `frob`\nhelp: choose check, ir, run, tui or draw, or --version\n" + rootUsage},
 		{[]string{"check"}, "error: missing FILE\nhelp: supply a .sq program file\n" + checkUsage},
 		{[]string{"check", "--set", "x=1", f}, "error: missing FILE\nhelp: supply a .sq program file\n" + checkUsage},
 		{[]string{"check", f, "--bogus"}, "error: unknown option `--bogus`\nhelp: use the options in the usage below\n" + checkUsage},
@@ -218,7 +218,12 @@ func TestRunNotYet(t *testing.T) {
 	}{
 		{[]string{"run", f}, f + ": no horizon: `serq run` needs --horizon T, the simulated end time\n"},
 		{[]string{"run", f, "--horizon", "10", "--warmup", "10"}, f + ": warmup 10 is not below the horizon 10\n"},
-		{[]string{"tui", f}, "serq tui: not yet: the terminal UI lands after the interpreter (issue 3)\n"},
+		{[]string{"tui", f, "--horizon", "10", "--warmup", "10"}, f + ": warmup 10 is not below the horizon 10\n"},
+		{[]string{"tui", f, "--warmup", "2e9"}, f + ": warmup 2e9 is not below the horizon 1e9 (the default of serq tui)\n"},
+		// The TUI needs a terminal; it is tested in package tui.
+		{[]string{"tui", f}, "serq tui: stdout is not a terminal: the TUI needs one (serq run prints a report anywhere)\n"},
+		{[]string{"tui", f, "--horizon", "10", "--seed", "3"},
+			"serq tui: stdout is not a terminal: the TUI needs one (serq run prints a report anywhere)\n"},
 	}
 	for _, tt := range tests {
 		code, out, errs := serq(t, tt.args...)

@@ -7,6 +7,8 @@
 //	                [-- --name value ...]
 //	serq tui   FILE [--horizon T] [--warmup T] [--seed N]
 //	                [--set name=expr]... [--def name=expr]... [-- --name value ...]
+//	serq draw  FILE [--format svg|txt] [--out PATH]
+//	                [--set name=expr]... [--def name=expr]... [-- --name value ...]
 //	serq --version
 //
 // Exit status: 0 on success; 1 when the program does not load or cannot
@@ -33,6 +35,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,11 +43,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/mattn/go-isatty"
 
+	"github.com/serq/serq/draw"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
 	"github.com/serq/serq/model"
+	"github.com/serq/serq/tui"
 )
 
 // version is what `serq --version` prints after "serq ".
@@ -59,17 +66,20 @@ type cli struct {
 	Check   checkCmd `cmd:"" help:"Parse, link and validate a program without simulating it."`
 	IR      irCmd    `cmd:"" name:"ir" help:"Print the lowered program as JSON."`
 	Run     runCmd   `cmd:"" help:"Simulate a program and print the report (not implemented yet)."`
-	Tui     tuiCmd   `cmd:"" name:"tui" help:"Simulate a program in the terminal UI (not implemented yet)."`
+	Tui     tuiCmd   `cmd:"" name:"tui" help:"Step a simulation live in the terminal UI (without --horizon it runs to t=1e9)."`
+	Draw    drawCmd  `cmd:"" name:"draw" help:"Draw the deployment as a standalone SVG or as box-drawing text."`
 }
 
 // usages are the commands' usage lines, printed after a usage error.
 var usages = map[string]string{
-	"":      "serq <check|ir|run|tui> FILE [OPTIONS] | serq --version",
+	"":      "serq <check|ir|run|tui|draw> FILE [OPTIONS] | serq --version",
 	"check": "serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"ir":    "serq ir FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
 		"[--def name=expr]... [--json] [--dump DIR] [-- --name value ...]",
 	"tui": "serq tui FILE [--horizon T] [--warmup T] [--seed N] [--set name=expr]... " +
+		"[--def name=expr]... [-- --name value ...]",
+	"draw": "serq draw FILE [--format svg|txt] [--out PATH] [--set name=expr]... " +
 		"[--def name=expr]... [-- --name value ...]",
 }
 
@@ -99,6 +109,14 @@ type checkCmd struct {
 
 type irCmd struct {
 	loadFlags `embed:""`
+}
+
+// drawCmd is `serq draw`: the deployment figure of package draw. Format
+// is a string so that a bad value gets the reference message.
+type drawCmd struct {
+	loadFlags `embed:""`
+	Format    string  `placeholder:"svg|txt" default:"svg" help:"svg: a standalone SVG image (default); txt: box-drawing text, 100 columns."`
+	Out       *string `placeholder:"PATH" help:"Write the figure to PATH instead of stdout."`
 }
 
 // settingFlags are the run settings. They are strings so that their values
@@ -344,6 +362,33 @@ func (c *irCmd) Run(e *env) error {
 	return err
 }
 
+func (c *drawCmd) Run(e *env) error {
+	if c.Format != "svg" && c.Format != "txt" {
+		return usagef("invalid value `%s` for --format; expected svg or txt\nhelp: use --format svg", c.Format)
+	}
+	prog, err := c.load(e)
+	if err != nil {
+		return err
+	}
+	var out []byte
+	if c.Format == "txt" {
+		out = []byte(draw.Text(prog, drawWidth, nil))
+	} else {
+		out = draw.SVG(prog)
+	}
+	if c.Out != nil {
+		if err := os.WriteFile(*c.Out, out, 0o644); err != nil {
+			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Out, err)}
+		}
+		return nil
+	}
+	_, err = e.stdout.Write(out)
+	return err
+}
+
+// drawWidth is the width of `serq draw --format txt`, in columns.
+const drawWidth = 100
+
 func (c *runCmd) Run(e *env) error {
 	s, err := c.settings()
 	if err != nil {
@@ -383,14 +428,34 @@ func (c *runCmd) Run(e *env) error {
 	return writeText(e.stdout, rep)
 }
 
+// tuiHorizon is the horizon of `serq tui` without --horizon: far enough
+// that a person watching stops first.
+const tuiHorizon = 1e9
+
 func (c *tuiCmd) Run(e *env) error {
-	if _, err := c.settings(); err != nil {
+	s, err := c.settings()
+	if err != nil {
 		return err
 	}
-	if _, err := c.load(e); err != nil {
+	prog, err := c.load(e)
+	if err != nil {
 		return err
 	}
-	return &notYetError{"tui", "the terminal UI lands after the interpreter (issue 3)"}
+	horizon, horizonText := s.horizon, "1e9 (the default of serq tui)"
+	if c.Horizon != nil {
+		horizonText = *c.Horizon
+	} else {
+		horizon = tuiHorizon
+	}
+	if s.warmup >= horizon {
+		return &loadError{file: c.File, err: fmt.Errorf("warmup %s is not below the horizon %s", *c.Warmup, horizonText)}
+	}
+	out, ok := e.stdout.(*os.File)
+	if !ok || !(isatty.IsTerminal(out.Fd()) || isatty.IsCygwinTerminal(out.Fd())) {
+		return errors.New("stdout is not a terminal: the TUI needs one (serq run prints a report anywhere)")
+	}
+	opts := tui.Options{Horizon: horizon, Warmup: s.warmup, Seed: s.seed, Version: version, Title: filepath.Base(c.File)}
+	return tui.Run(prog, opts, tea.WithAltScreen(), tea.WithOutput(out))
 }
 
 // settings validates the run settings given.

@@ -1,0 +1,67 @@
+package tui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is the TUI's key bindings. Every key the model reacts to is here,
+// matched with [key.Matches], so the help view and the behaviour cannot
+// drift apart.
+type KeyMap struct {
+	Run        key.Binding // run / pause
+	Step       key.Binding // one event
+	Slice      key.Binding // one time slice
+	Slices     key.Binding // ten time slices
+	Back       key.Binding // one event back
+	Shrink     key.Binding // halve the slice
+	Grow       key.Binding // double the slice
+	Faster     key.Binding // double the speed
+	Slower     key.Binding // halve the speed
+	ResetSpeed key.Binding
+	Restart    key.Binding
+	Panes      key.Binding // 1…5 toggle a pane
+	Focus      key.Binding
+	FocusBack  key.Binding
+	Up         key.Binding // scroll the focused pane
+	Down       key.Binding
+	Help       key.Binding
+	Quit       key.Binding
+}
+
+// DefaultKeyMap returns the bindings of house-style C1: space, n, →,
+// +/-, digits for panes, tab, ? and q.
+func DefaultKeyMap() *KeyMap {
+	return &KeyMap{
+		Run:        key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "run/pause")),
+		Step:       key.NewBinding(key.WithKeys("n", "."), key.WithHelp("n", "one event")),
+		Slice:      key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "one slice")),
+		Slices:     key.NewBinding(key.WithKeys("shift+right", "L"), key.WithHelp("L", "ten slices")),
+		Back:       key.NewBinding(key.WithKeys("b", "left"), key.WithHelp("b/←", "one event back")),
+		Shrink:     key.NewBinding(key.WithKeys("["), key.WithHelp("[", "halve slice")),
+		Grow:       key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "double slice")),
+		Faster:     key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster ×2")),
+		Slower:     key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower ÷2")),
+		ResetSpeed: key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "reset speed")),
+		Restart:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart (same seed)")),
+		Panes:      key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "toggle pane")),
+		Focus:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "focus next")),
+		FocusBack:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "focus previous")),
+		Up:         key.NewBinding(key.WithKeys("up", "k", "pgup"), key.WithHelp("↑/k", "scroll up")),
+		Down:       key.NewBinding(key.WithKeys("down", "j", "pgdown"), key.WithHelp("↓/j", "scroll down")),
+		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+}
+
+// ShortHelp is the one-line help: the keys a first look needs.
+func (k *KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Run, k.Step, k.Slice, k.Back, k.Faster, k.Slower, k.Panes, k.Help, k.Quit}
+}
+
+// FullHelp is the `?` help, grouped: stepping, pace, panes, the app.
+func (k *KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Run, k.Step, k.Slice, k.Slices, k.Back},
+		{k.Shrink, k.Grow, k.Faster, k.Slower, k.ResetSpeed},
+		{k.Panes, k.Focus, k.FocusBack, k.Up, k.Down},
+		{k.Restart, k.Help, k.Quit},
+	}
+}

@@ -1,0 +1,142 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/serq/serq/interp"
+	"github.com/serq/serq/model"
+)
+
+// leasesPane shows every pool that leases (a prefiller's KV in the seed):
+// the leased units against the cap, the number of leases, the oldest one's
+// age, and the live leases oldest first with what each session waits for,
+// which names the decoder that will take the lease. A lease older than the
+// stale threshold is flagged with a word and a glyph.
+type leasesPane struct {
+	st     *Styles
+	pools  []int   // pool indexes that some hold leases, from the IR
+	stale  float64 // seconds
+	w, h   int
+	frame  *frameMsg
+	static map[int]bool
+}
+
+func newLeasesPane(st *Styles, p *model.Program, stale float64) *leasesPane {
+	lp := &leasesPane{st: st, pools: leasingPools(p), stale: stale, static: map[int]bool{}}
+	for _, i := range lp.pools {
+		lp.static[i] = true
+	}
+	return lp
+}
+
+// leasingPools returns the pools some `hold … lease` leases, found in the
+// IR: the queues' leased families and every hold statement with a lease.
+func leasingPools(p *model.Program) []int {
+	fams := map[int]bool{}
+	for _, q := range p.Queues {
+		if q.Leases >= 0 && q.Leases < len(p.PoolFams) {
+			fams[q.Leases] = true
+		}
+	}
+	var walk func(b *model.Block)
+	walk = func(b *model.Block) {
+		if b == nil {
+			return
+		}
+		for _, st := range b.Stmts {
+			if st.Op == model.OpHold && st.Lease > 0 && st.Lease <= len(st.Holds) {
+				fams[st.Holds[st.Lease-1].Pool.Fam] = true
+			}
+			walk(st.Body)
+			walk(st.Else)
+		}
+	}
+	walk(p.Server)
+	walk(p.Workload.Init)
+	walk(p.Workload.Turn)
+	walk(p.Workload.Session)
+	var out []int
+	for i, pl := range p.Pools {
+		if fams[pl.Fam] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (p *leasesPane) title() string        { return "Leases · stale > " + fmtSpan(p.stale) }
+func (p *leasesPane) setSize(w, h int)     { p.w, p.h = w, h }
+func (p *leasesPane) setFrame(f *frameMsg) { p.frame = f }
+func (p *leasesPane) shown() []*interp.PoolSnap {
+	if p.frame == nil {
+		return nil
+	}
+	var out []*interp.PoolSnap
+	for i := range p.frame.snap.Pools {
+		ps := &p.frame.snap.Pools[i]
+		if p.static[i] || len(ps.Leases) > 0 {
+			out = append(out, ps)
+		}
+	}
+	return out
+}
+
+func (p *leasesPane) lines() []string {
+	st := p.st
+	pools := p.shown()
+	if len(pools) == 0 {
+		if p.frame == nil {
+			return nil
+		}
+		return []string{st.Dim.Render("no pool of this program leases (no `lease` on a hold)")}
+	}
+	var out []string
+	for _, ps := range pools {
+		leased := 0.0
+		for _, l := range ps.Leases {
+			leased += l.Units
+		}
+		oldest := "–"
+		if len(ps.Leases) > 0 {
+			oldest = fmtDur(ps.Leases[0].Age)
+		}
+		wide := p.w >= 60
+		stale := ""
+		if n := p.countStale(ps); n > 0 {
+			stale = " " + st.Warn.Render(fmt.Sprintf("⚠ %d stale", n))
+		}
+		if wide {
+			out = append(out, fmt.Sprintf("%s %s leased %s/%s · %s · oldest %s%s",
+				st.Label.Render(ps.Label), bar(st, 10, leased, 0, ps.Cap), fmtCount(leased), fmtCount(ps.Cap),
+				plural(len(ps.Leases), "lease", "leases"), oldest, stale))
+		} else {
+			out = append(out,
+				fmt.Sprintf("%s %s %s/%s leased", st.Label.Render(ps.Label), bar(st, 6, leased, 0, ps.Cap),
+					fmtShort(leased), fmtShort(ps.Cap)),
+				fmt.Sprintf("  %s · oldest %s%s", plural(len(ps.Leases), "lease", "leases"), oldest, stale))
+		}
+		for _, l := range ps.Leases {
+			flag := st.Dim.Render("·")
+			if l.Age > p.stale {
+				flag = st.Warn.Render("⚠ STALE")
+			}
+			who := fmt.Sprintf("  %s s%d t%d %s tok %s", flag, l.Session, l.Turn, fmtCount(l.Units), fmtDur(l.Age))
+			if wide {
+				out = append(out, who+" → waits: "+l.Waits)
+			} else {
+				out = append(out, who, "    → waits: "+l.Waits)
+			}
+		}
+	}
+	return out
+}
+
+func (p *leasesPane) countStale(ps *interp.PoolSnap) int {
+	n := 0
+	for _, l := range ps.Leases {
+		if l.Age > p.stale {
+			n++
+		}
+	}
+	return n
+}

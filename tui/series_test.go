@@ -1,0 +1,65 @@
+package tui
+
+import (
+	"math"
+	"testing"
+)
+
+func TestSeriesColumns(t *testing.T) {
+	var s series
+	s.add(0, 1)
+	s.add(2, 3) // 1 on [0, 2), 3 from 2 on
+	got := s.columns(4, 4)
+	want := []float64{1, 1, 3, 3}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-9 {
+			t.Fatalf("columns(4, 4) = %v, want %v", got, want)
+		}
+	}
+	if got := s.columns(1, 4); math.Abs(got[0]-2) > 1e-9 {
+		t.Errorf("columns(1, 4) = %v, want the time average 2", got)
+	}
+	// Past maxBins bins of the first width the bins merge; averages stay.
+	s.add(5000, 1)
+	if s.width == firstWidth || len(s.sum) > maxBins {
+		t.Errorf("after t=5000: width %g, %d bins; want merged bins", s.width, len(s.sum))
+	}
+	got = s.columns(1, 6000)
+	wantAvg := (1*2 + 3*4998 + 1*1000) / 6000.0
+	if math.Abs(got[0]-wantAvg) > 1e-9 {
+		t.Errorf("columns(1, 6000) = %v, want %g", got, wantAvg)
+	}
+	// An unknown value (NaN) leaves its span out of the averages.
+	var u series
+	u.add(0, math.NaN())
+	u.add(1, 4)
+	got = u.columns(2, 2)
+	if !math.IsNaN(got[0]) || got[1] != 4 {
+		t.Errorf("NaN then 4: columns = %v, want [NaN 4]", got)
+	}
+}
+
+func TestFormats(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{fmtCount(1488), "1,488"},
+		{fmtCount(-1234567), "-1,234,567"},
+		{fmtCount(849.75), "849.8"},
+		{fmtCount(math.NaN()), "–"},
+		{fmtShort(160000), "160k"},
+		{fmtShort(2500000), "2.5M"},
+		{fmtDur(0.0031), "3.1 ms"},
+		{fmtDur(0.0004), "400 µs"},
+		{fmtDur(48.33), "48.33 s"},
+		{fmtSpan(0.1), "100 ms"},
+		{fmtSpan(1.6), "1.6 s"},
+		{fmtSpeed(0.5), "0.5 s/s"},
+		{fmtPct(0.009), "0.9%"},
+		{bar(DefaultStyles(), 10, 1, 2, 100), "█▒░░░░░░░░"},
+		{bar(DefaultStyles(), 4, 0, 0, 0), "????"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,579 @@
+// Package tui is `serq tui`: a full-screen Bubble Tea program that steps a
+// serQ run and shows it live — the leases a prefiller holds, the engines'
+// KV, the flows on the NICs, the gauges over time and the events in words.
+//
+// The root [Model] follows soft-serve's layout: one [Styles] and one
+// [KeyMap] shared by plain pane structs, each with setSize and its lines,
+// the root drawing the boxes, the status bar and the help. The panes are
+// derived from the program (its leasing pools, engine memory pools,
+// shared ps stages, gauges and observes), never from the seed's names.
+//
+// The simulation runs in tea.Cmds: a command carries out one request on
+// the interpreter (a step, a time slice, a tick's batch, a rewind) and
+// returns a frameMsg with a snapshot, so Update never blocks on the run.
+// At most one command is in flight; requests made meanwhile queue and
+// merge. Running is a tick loop tagged with a generation: pausing bumps
+// the generation, so a tick already on its way is dropped and resuming
+// never leaves two loops (the classic double-speed bug).
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/serq/serq/interp"
+	"github.com/serq/serq/model"
+)
+
+// Options configure a TUI session.
+type Options struct {
+	Horizon float64 // simulated end time, finite and > 0
+	Warmup  float64 // statistics exclude [0, Warmup)
+	Seed    uint64
+	Version string // reported as the run's serq_version
+	Title   string // shown in the status bar, usually the program's file
+
+	StaleAfter float64 // a lease older than this (s) is flagged stale; 0 means 1
+	Speed      float64 // simulated seconds per wall-clock second when running; 0 means 1
+	Slice      float64 // the time slice of → (s); 0 means 0.1
+
+	// TickEvery is the wall-clock period of the run loop; 0 means 1/30 s.
+	TickEvery time.Duration
+	// Tick schedules the next tick; nil means tea.Tick. Tests inject their
+	// own to send ticks by hand.
+	Tick func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
+}
+
+// Minimum terminal size; below it the screen says so.
+const (
+	minWidth  = 64
+	minHeight = 20
+)
+
+// The panes, in the order of their toggle keys 1…5.
+const (
+	paneLeases = iota
+	paneKV
+	paneNIC
+	paneGauges
+	paneLog
+	numPanes
+)
+
+// pane is one box of the screen. Panes are plain structs (glow's habit):
+// setFrame takes the new picture in Update, setSize the content area,
+// lines the content; the root draws the border, the title and scrolling.
+type pane interface {
+	title() string
+	setSize(w, h int)
+	setFrame(f *frameMsg)
+	lines() []string
+}
+
+// Limits of the pace controls.
+const (
+	minSlice = 1e-6
+	maxSlice = 1e6
+	minSpeed = 1.0 / 1024
+	maxSpeed = 1 << 20
+)
+
+// tickMsg is one beat of the run loop, tagged with the loop's generation.
+type tickMsg struct{ gen int }
+
+// Model is the root model.
+type Model struct {
+	st   *Styles
+	keys *KeyMap
+	help help.Model
+	bar  statusBar
+	opts Options
+	drv  *driver
+
+	width, height int
+
+	busy     bool      // a driver command is in flight
+	inflight reqKind   // which
+	queue    []request // requests waiting for it
+	running  bool
+	gen      int // the tick loop's generation
+	speed    float64
+	slice    float64
+	lag      bool // the run falls behind the wall clock
+	skipped  bool // a tick found the driver busy since the last batch
+	flash    string
+
+	frame  *frameMsg
+	panes  [numPanes]pane
+	shown  [numPanes]bool
+	offset [numPanes]int // scroll offset; from the end for the log
+	rects  [numPanes]rect
+	rows   [][]int // the visible panes by screen row
+	focus  int
+}
+
+type rect struct{ w, h int }
+
+// New returns the model for a run of p, paused at time 0.
+func New(p *model.Program, opts Options) (*Model, error) {
+	if opts.StaleAfter <= 0 {
+		opts.StaleAfter = 1
+	}
+	if opts.Speed <= 0 {
+		opts.Speed = 1
+	}
+	if opts.Slice <= 0 {
+		opts.Slice = 0.1
+	}
+	if opts.TickEvery <= 0 {
+		opts.TickEvery = time.Second / 30
+	}
+	if opts.Tick == nil {
+		opts.Tick = tea.Tick
+	}
+	d, err := newDriver(p, interp.Options{Horizon: opts.Horizon, Warmup: opts.Warmup, Seed: opts.Seed, Version: opts.Version})
+	if err != nil {
+		return nil, err
+	}
+	st := DefaultStyles()
+	m := &Model{st: st, keys: DefaultKeyMap(), help: help.New(), bar: statusBar{st: st}, opts: opts, drv: d,
+		speed: opts.Speed, slice: opts.Slice}
+	m.panes = [numPanes]pane{
+		newLeasesPane(st, p, opts.StaleAfter),
+		newKVPane(st),
+		newNICPane(st),
+		newGaugesPane(st, p, opts.Warmup),
+		newLogPane(st),
+	}
+	for i := range m.shown {
+		m.shown[i] = true
+	}
+	return m, nil
+}
+
+// Run runs the TUI on the terminal until the user quits. NO_COLOR (and
+// CLICOLOR) drop every colour; the screen means the same without them.
+func Run(p *model.Program, opts Options, popts ...tea.ProgramOption) error {
+	if termenv.EnvNoColor() {
+		lipgloss.SetColorProfile(termenv.Ascii)
+	}
+	m, err := New(p, opts)
+	if err != nil {
+		return err
+	}
+	_, err = tea.NewProgram(m, popts...).Run()
+	return err
+}
+
+// Init takes the first picture of the run.
+func (m *Model) Init() tea.Cmd {
+	return m.enqueue(request{kind: reqSnapshot})
+}
+
+// Update handles keys, sizes, ticks and the driver's frames.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case tea.KeyMsg:
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+			// Keys typed faster than the terminal is read arrive as one
+			// message: take them one at a time.
+			var cmds []tea.Cmd
+			for _, r := range msg.Runes {
+				cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+			}
+			return m, tea.Batch(cmds...)
+		}
+		return m, m.key(msg)
+	case tickMsg:
+		return m, m.tick(msg)
+	case frameMsg:
+		return m, m.apply(msg)
+	}
+	return m, nil
+}
+
+// key handles one key press.
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	m.flash = ""
+	switch {
+	case key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Help):
+		m.help.ShowAll = !m.help.ShowAll
+		m.layout()
+	case key.Matches(msg, k.Run):
+		switch {
+		case m.running:
+			m.pause()
+		case m.over():
+			m.flash = "the run is over: r restarts, b goes back"
+		default:
+			return m.resume()
+		}
+	case key.Matches(msg, k.Step):
+		m.pause()
+		if m.over() {
+			m.flash = "the run is over: r restarts, b goes back"
+			return nil
+		}
+		return m.enqueue(request{kind: reqStep, n: 1})
+	case key.Matches(msg, k.Slice, k.Slices):
+		m.pause()
+		if m.over() {
+			m.flash = "the run is over: r restarts, b goes back"
+			return nil
+		}
+		dt := m.slice
+		if key.Matches(msg, k.Slices) {
+			dt *= 10
+		}
+		return m.enqueue(request{kind: reqSlice, dt: dt})
+	case key.Matches(msg, k.Back):
+		m.pause()
+		if m.frame != nil && m.frame.snap.Events == 0 && !m.busy && len(m.queue) == 0 {
+			m.flash = "at the start"
+			return nil
+		}
+		return m.enqueue(request{kind: reqBack, n: 1})
+	case key.Matches(msg, k.Shrink):
+		m.slice = math.Max(m.slice/2, minSlice)
+	case key.Matches(msg, k.Grow):
+		m.slice = math.Min(m.slice*2, maxSlice)
+	case key.Matches(msg, k.Faster):
+		m.speed = math.Min(m.speed*2, maxSpeed)
+	case key.Matches(msg, k.Slower):
+		m.speed = math.Max(m.speed/2, minSpeed)
+	case key.Matches(msg, k.ResetSpeed):
+		m.speed = m.opts.Speed
+	case key.Matches(msg, k.Restart):
+		m.pause()
+		m.queue = nil
+		return m.enqueue(request{kind: reqRestart})
+	case key.Matches(msg, k.Panes):
+		i := int(msg.String()[0] - '1')
+		m.shown[i] = !m.shown[i]
+		if m.shown[i] {
+			m.focus = i
+		} else if m.focus == i {
+			m.cycleFocus(1)
+		}
+		m.layout()
+	case key.Matches(msg, k.Focus):
+		m.cycleFocus(1)
+	case key.Matches(msg, k.FocusBack):
+		m.cycleFocus(-1)
+	case key.Matches(msg, k.Up, k.Down):
+		step := 1
+		if msg.String() == "pgup" || msg.String() == "pgdown" {
+			step = max(1, m.rects[m.focus].h-3)
+		}
+		if key.Matches(msg, k.Up) {
+			step = -step
+		}
+		if m.focus == paneLog {
+			step = -step // the log's offset counts from its end
+		}
+		m.offset[m.focus] = max(0, m.offset[m.focus]+step)
+	}
+	return nil
+}
+
+// cycleFocus moves the focus to the next (dir 1) or previous visible pane.
+func (m *Model) cycleFocus(dir int) {
+	for i := 1; i <= numPanes; i++ {
+		j := ((m.focus+dir*i)%numPanes + numPanes) % numPanes
+		if m.shown[j] {
+			m.focus = j
+			return
+		}
+	}
+}
+
+// pause stops the tick loop: the tick on its way is dropped by its
+// generation.
+func (m *Model) pause() {
+	if m.running {
+		m.running = false
+		m.gen++
+	}
+}
+
+// resume starts a new tick loop.
+func (m *Model) resume() tea.Cmd {
+	m.running = true
+	m.gen++
+	m.lag, m.skipped = false, false
+	return m.tickCmd()
+}
+
+func (m *Model) tickCmd() tea.Cmd {
+	gen := m.gen
+	return m.opts.Tick(m.opts.TickEvery, func(time.Time) tea.Msg { return tickMsg{gen: gen} })
+}
+
+// tick runs one batch of the run loop and schedules the next beat. A beat
+// that finds the previous batch still running is skipped (the run lags).
+func (m *Model) tick(msg tickMsg) tea.Cmd {
+	if msg.gen != m.gen || !m.running {
+		return nil
+	}
+	next := m.tickCmd()
+	if m.busy || len(m.queue) > 0 {
+		m.skipped = true
+		return next
+	}
+	dt := m.speed * m.opts.TickEvery.Seconds()
+	return tea.Batch(next, m.enqueue(request{kind: reqBatch, dt: dt}))
+}
+
+// enqueue adds a request, merged with the last waiting one of its kind,
+// and starts it when the driver is free.
+func (m *Model) enqueue(r request) tea.Cmd {
+	if n := len(m.queue); n > 0 && m.queue[n-1].kind == r.kind {
+		switch r.kind {
+		case reqStep, reqBack:
+			m.queue[n-1].n += r.n
+			return nil
+		case reqSlice:
+			m.queue[n-1].dt += r.dt
+			return nil
+		}
+	}
+	m.queue = append(m.queue, r)
+	return m.dispatch()
+}
+
+// dispatch starts the next waiting request if none is in flight.
+func (m *Model) dispatch() tea.Cmd {
+	if m.busy || len(m.queue) == 0 {
+		return nil
+	}
+	r := m.queue[0]
+	m.queue = m.queue[1:]
+	m.busy, m.inflight = true, r.kind
+	return m.drv.cmd(r)
+}
+
+// apply takes a driver's frame.
+func (m *Model) apply(f frameMsg) tea.Cmd {
+	m.busy = false
+	m.frame = &f
+	for _, p := range m.panes {
+		p.setFrame(&f)
+	}
+	if f.kind == reqBatch {
+		m.lag = f.capped || m.skipped
+		m.skipped = false
+	}
+	if m.over() {
+		m.pause()
+	}
+	return m.dispatch()
+}
+
+// over reports whether the run can go no further.
+func (m *Model) over() bool {
+	return m.frame != nil && (m.frame.snap.Done || m.frame.err != nil)
+}
+
+// state is the run's state for the status bar.
+func (m *Model) state() state {
+	f := m.frame
+	switch {
+	case f == nil:
+		return statePaused
+	case f.snap.Err != nil || f.err != nil:
+		return stateError
+	case math.IsInf(f.next, 1) && f.snap.Live > 0, f.stuck > 0:
+		// Sessions wait and nothing is pending that could free them (the
+		// run idles to its horizon), or requests were stuck in preemption.
+		return stateStalled
+	case f.snap.Done:
+		return stateDone
+	case m.running:
+		return stateRunning
+	}
+	return statePaused
+}
+
+// layout sizes the panes: the first four visible ones two to a row when the
+// width allows, the log across the bottom, rows sharing the height.
+func (m *Model) layout() {
+	m.help.Width = m.width
+	m.rows = nil
+	if m.width < minWidth || m.height < minHeight {
+		return
+	}
+	var top []int
+	for i := 0; i < paneLog; i++ {
+		if m.shown[i] {
+			top = append(top, i)
+		}
+	}
+	cols := 2
+	for len(top) > 0 {
+		n := min(cols, len(top))
+		m.rows = append(m.rows, top[:n])
+		top = top[n:]
+	}
+	if m.shown[paneLog] {
+		m.rows = append(m.rows, []int{paneLog})
+	}
+	if len(m.rows) == 0 {
+		return
+	}
+	// The log takes a quarter of the height (at least 5 lines) when other
+	// rows share it; the other rows split the rest evenly.
+	body := m.height - 1 - lipgloss.Height(m.helpView())
+	n, logH := len(m.rows), 0
+	if m.shown[paneLog] && n > 1 {
+		n--
+		logH = max(5, body/4)
+	}
+	for r, row := range m.rows {
+		h := (body - logH) / n
+		switch {
+		case logH > 0 && r == len(m.rows)-1:
+			h = logH
+		case r == n-1:
+			h = body - logH - h*(n-1)
+		}
+		for c, i := range row {
+			w := m.width / len(row)
+			if c == len(row)-1 {
+				w = m.width - w*(len(row)-1)
+			}
+			m.rects[i] = rect{w, h}
+			m.panes[i].setSize(w-2, h-2)
+		}
+	}
+}
+
+// helpView is the short or full help, cut to the width (bubbles' help can
+// overflow a narrow screen).
+func (m *Model) helpView() string {
+	lines := strings.Split(m.help.View(m.keys), "\n")
+	for i, l := range lines {
+		lines[i] = fit(l, m.width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// View draws the screen.
+func (m *Model) View() string {
+	if m.width == 0 {
+		return ""
+	}
+	if m.width < minWidth || m.height < minHeight {
+		msg := fmt.Sprintf("terminal too small (need %d×%d, have %d×%d)", minWidth, minHeight, m.width, m.height)
+		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, fit(msg, m.width))
+	}
+	var out []string
+	out = append(out, m.statusView())
+	if len(m.rows) == 0 {
+		body := m.height - 1 - lipgloss.Height(m.helpView())
+		out = append(out, lipgloss.Place(m.width, body, lipgloss.Center, lipgloss.Center,
+			m.st.Dim.Render("every pane is hidden: press 1…5 to show one")))
+	}
+	for _, row := range m.rows {
+		var boxes []string
+		for _, i := range row {
+			boxes = append(boxes, m.box(i))
+		}
+		out = append(out, lipgloss.JoinHorizontal(lipgloss.Top, boxes...))
+	}
+	out = append(out, m.helpView())
+	return strings.Join(out, "\n")
+}
+
+func (m *Model) statusView() string {
+	d := statusData{title: m.opts.Title, state: m.state(), horizon: m.opts.Horizon,
+		slice: m.slice, speed: m.speed, lag: m.lag && m.running, seed: m.opts.Seed, flash: m.flash}
+	if f := m.frame; f != nil {
+		d.time, d.events, d.live = f.snap.Time, f.snap.Events, f.snap.Live
+	}
+	if m.busy {
+		switch m.inflight {
+		case reqBack:
+			d.busy = "rewinding"
+		case reqRestart:
+			d.busy = "restarting"
+		}
+	}
+	return m.bar.view(m.width, d)
+}
+
+// box draws pane i in its rectangle: a rounded border, or a thick one
+// with a ▶ before the title when focused, the content scrolled, and the
+// visible range in the bottom border when the content does not fit.
+func (m *Model) box(i int) string {
+	r := m.rects[i]
+	p := m.panes[i]
+	cw, ch := r.w-2, r.h-2
+	focused := i == m.focus
+	bs, ts := m.st.Pane.Border, m.st.Pane.Title
+	b := lipgloss.RoundedBorder()
+	title := fmt.Sprintf(" %d %s ", i+1, p.title())
+	if focused {
+		bs, ts = m.st.Pane.FocusedBorder, m.st.Pane.FocusedTitle
+		b = lipgloss.ThickBorder()
+		title = fmt.Sprintf(" ▶ %d %s ", i+1, p.title())
+	}
+	lines := p.lines()
+	maxOff := max(0, len(lines)-ch)
+	off := min(m.offset[i], maxOff)
+	m.offset[i] = off
+	start := off
+	if i == paneLog {
+		start = maxOff - off
+	}
+	scroll := ""
+	if len(lines) > ch && ch > 0 {
+		arrows := ""
+		if start > 0 {
+			arrows += "↑"
+		}
+		if start < maxOff {
+			arrows += "↓"
+		}
+		scroll = fmt.Sprintf(" %d-%d of %d %s ", start+1, start+ch, len(lines), arrows)
+	}
+	var sb strings.Builder
+	sb.WriteString(m.edge(b.TopLeft, b.Top, b.TopRight, ts.Render(title), cw, bs))
+	for j := 0; j < ch; j++ {
+		line := ""
+		if k := start + j; k < len(lines) {
+			line = lines[k]
+		}
+		sb.WriteString("\n" + bs.Render(b.Left) + fit(line, cw) + bs.Render(b.Right))
+	}
+	sb.WriteString("\n" + m.edge(b.BottomLeft, b.Bottom, b.BottomRight, m.st.Pane.Scroll.Render(scroll), cw, bs))
+	return sb.String()
+}
+
+// edge draws a top or bottom border of inner width cw with a label after
+// one border glyph.
+func (m *Model) edge(left, fill, right, label string, cw int, bs lipgloss.Style) string {
+	lw := lipgloss.Width(label)
+	if lw > cw-1 {
+		label = fit(label, max(0, cw-1))
+		lw = lipgloss.Width(label)
+	}
+	if lw == 0 {
+		return bs.Render(left + strings.Repeat(fill, cw) + right)
+	}
+	return bs.Render(left+fill) + label + bs.Render(strings.Repeat(fill, cw-1-lw)+right)
+}
