@@ -312,3 +312,27 @@ func TestRunJSON(t *testing.T) {
 		t.Errorf("serq run --json = %d, %q, %q; want 0, %q, \"\"", code, out, errs, want)
 	}
 }
+
+// TestInstance expands an instance file at its place: a later flag beats
+// it, an earlier one is beaten by it.
+func TestInstance(t *testing.T) {
+	f := writeProgram(t, "in.sq", "use \"std/args\";\nfn main() { let r = args.number(\"r\", 1); stage s : delay; workload { arrive batch(1); } server { run s (cost(s, r)); } }\n")
+	inst := writeProgram(t, "inst.sq", "// settings\nlet r = 3;\nrun { horizon 50; seed 9; }\n")
+	code, out, errs := serq(t, "run", f, "--instance", inst, "--json")
+	if code != 0 || !strings.Contains(out, `"horizon":50,"end":50,"warmup":0,"seed":9,`) || !strings.Contains(out, `"mean_service":3,`) {
+		t.Errorf("serq run --instance = %d, %q, %q", code, out, errs)
+	}
+	code, out, _ = serq(t, "run", f, "--instance", inst, "--set", "r=2", "--horizon", "60", "--json")
+	if code != 0 || !strings.Contains(out, `"horizon":60,`) || !strings.Contains(out, `"mean_service":2,`) {
+		t.Errorf("later flags should beat the instance: %d, %q", code, out)
+	}
+	code, out, _ = serq(t, "run", f, "--horizon", "60", "--set", "r=2", "--instance", inst, "--json")
+	if code != 0 || !strings.Contains(out, `"horizon":50,`) || !strings.Contains(out, `"mean_service":3,`) {
+		t.Errorf("the instance should beat earlier flags: %d, %q", code, out)
+	}
+	bad := writeProgram(t, "bad.sq", "pool kv { cap 1; }\n")
+	code, out, errs = serq(t, "check", f, "--instance", bad)
+	if code != 1 || out != "" || !strings.HasPrefix(errs, bad+":1:1: an instance file holds only") {
+		t.Errorf("a bad instance = %d, %q, %q", code, out, errs)
+	}
+}

@@ -94,6 +94,9 @@ type loadFlags struct {
 	File string   `arg:"" name:"FILE" help:"Program text (.sq)."`
 	Set  []string `name:"set" sep:"none" placeholder:"name=expr" help:"Bind an args.number input to a constant expression (repeatable; the last value for a name wins)."`
 	Def  []string `name:"def" sep:"none" placeholder:"name=expr" help:"Replace the body of an expression def (repeatable; the last value for a name wins)."`
+	// Instance is expanded into --set and setting flags before parsing
+	// (expandInstances); the field documents it.
+	Instance []string `name:"instance" sep:"none" placeholder:"F" help:"Read an instance file: its lets act as --set, its run block as --horizon/--warmup/--seed/--arrivals, at this place on the command line."`
 }
 
 // Help is the detail of every command's --help.
@@ -132,6 +135,7 @@ type runCmd struct {
 	settingFlags `embed:""`
 	Arrivals     *string `placeholder:"N" help:"Stop after exactly N arrivals, then drain their sessions."`
 	JSON         bool    `name:"json" help:"Print the report as one line of JSON."`
+	Trace        *string `placeholder:"F" help:"Replace the program's trace CSV (a path relative to the current directory)."`
 	Dump         *string `placeholder:"DIR" help:"Write per-sample CSVs into DIR."`
 }
 
@@ -188,6 +192,19 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	flags, progArgs := args, []string(nil)
 	if i := slices.Index(args, "--"); i >= 0 {
 		flags, progArgs = args[:i], args[i+1:]
+	}
+	flags, err := expandInstances(flags)
+	if err != nil {
+		var lerr *loadError
+		if errors.As(err, &lerr) {
+			renderLoadError(stderr, lerr)
+			return 1
+		}
+		cmd := ""
+		if len(flags) > 0 {
+			cmd = flags[0]
+		}
+		return usage(stderr, cmd, err.Error())
 	}
 
 	var root cli
@@ -408,6 +425,12 @@ func (c *runCmd) Run(e *env) error {
 	}
 	if s.warmup >= s.horizon {
 		return &loadError{file: c.File, err: fmt.Errorf("warmup %s is not below the horizon %s", *c.Warmup, *c.Horizon)}
+	}
+	if c.Trace != nil {
+		if prog.Workload.Trace == "" {
+			return &loadError{file: c.File, err: errors.New("--trace: the program replays no trace (its workload has no `trace \"…\";`)")}
+		}
+		prog.Workload.Trace = *c.Trace
 	}
 	sim, err := interp.New(prog, interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version})
 	if err != nil {
@@ -727,4 +750,57 @@ func caretIndent(line string, col int) string {
 		b.WriteByte(' ')
 	}
 	return b.String()
+}
+
+// instanceSettings are the run settings an instance may give, per command.
+var instanceSettings = map[string][]string{
+	"run": {"horizon", "warmup", "seed", "arrivals"},
+	"tui": {"horizon", "warmup", "seed"},
+}
+
+// expandInstances replaces each `--instance F` by the flags it stands for,
+// at its place on the command line: its lets become `--set`s and its run
+// block `--horizon`, `--warmup`, `--seed`, `--arrivals`. A later flag or
+// `--set` therefore beats the instance, and the instance beats anything
+// earlier (spec/cli.md §4). Settings the command does not take are
+// ignored.
+func expandInstances(flags []string) ([]string, error) {
+	if !slices.ContainsFunc(flags, func(a string) bool { return a == "--instance" || strings.HasPrefix(a, "--instance=") }) {
+		return flags, nil
+	}
+	cmd := ""
+	if len(flags) > 0 {
+		cmd = flags[0]
+	}
+	var out []string
+	for i := 0; i < len(flags); i++ {
+		a := flags[i]
+		path, ok := strings.CutPrefix(a, "--instance=")
+		if a == "--instance" {
+			if i+1 >= len(flags) || strings.HasPrefix(flags[i+1], "--") {
+				return nil, errors.New("missing value for --instance\nhelp: supply a value immediately after --instance")
+			}
+			i++
+			path, ok = flags[i], true
+		}
+		if !ok || i < 2 {
+			out = append(out, a)
+			continue
+		}
+		in, err := lang.ReadInstance(path, nil)
+		if err != nil {
+			src, _ := os.ReadFile(path)
+			return nil, &loadError{file: path, err: err, sources: map[string][]byte{path: src}}
+		}
+		for _, s := range in.Sets {
+			out = append(out, "--set", s.Name+"="+s.Expr)
+		}
+		vals := map[string]*float64{"horizon": in.Horizon, "warmup": in.Warmup, "seed": in.Seed, "arrivals": in.Arrivals}
+		for _, name := range instanceSettings[cmd] {
+			if v := vals[name]; v != nil {
+				out = append(out, "--"+name, strconv.FormatFloat(*v, 'f', -1, 64))
+			}
+		}
+	}
+	return out, nil
 }
