@@ -11,7 +11,6 @@
 package draw
 
 import (
-	"math"
 	"path"
 	"strconv"
 	"strings"
@@ -409,15 +408,7 @@ func arrivals(w model.Workload) string {
 }
 
 // num prints a number the way a program would write it.
-func num(x float64) string {
-	switch {
-	case math.IsInf(x, 1):
-		return "inf"
-	case math.IsInf(x, -1):
-		return "-inf"
-	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
-}
+func num(x float64) string { return model.FormatNum(x) }
 
 func hasRole(q model.Queue, role string) bool {
 	for _, r := range q.Roles {

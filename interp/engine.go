@@ -492,38 +492,14 @@ func (s *Sim) serve(e *engine, r *session, only *model.Expr) {
 }
 
 // tryGrowEngine grows a resident's memory inside an iteration; victims
-// are the engine's residents holding the pool, the last admitted first.
+// are the engine's residents holding the pool, the last admitted first. A
+// resident that must wait stalls (the caller marks it), it does not queue.
 func (s *Sim) tryGrowEngine(e *engine, r *session) growResult {
-	h, i, d := r.growHold, r.growIdx, r.growBy
-	hp := &h.pools[i]
-	pl := &s.pools[hp.pool]
-	target := pl.roundUp(hp.alloc + d)
-	need := target - hp.alloc
-	for {
-		if pl.used+need <= pl.cap+1e-9 {
-			s.evict(pl, need)
-			pl.used += need
-			hp.alloc = target
-			r.growHold = nil
-			s.poolChanged(pl)
-			return growDone
-		}
-		if pl.m.Preempt == model.PreemptNone {
-			break
-		}
-		v := s.victim(pl, r)
-		if v == nil {
-			break
-		}
-		e.preempted++
-		self := v == r
-		s.preempt(v, pl)
-		if self {
-			return growSelf
-		}
+	res := s.growCore(r, e)
+	if res == growWait {
+		r.growHold = nil
 	}
-	r.growHold = nil
-	return growWait
+	return res
 }
 
 // admitWaiting admits from the engine's pools, in declaration order, while

@@ -526,6 +526,26 @@ const (
 // tryGrow grows ss's pending growth, preempting as the pool says; a grower
 // that must wait joins the pool's growers.
 func (s *Sim) tryGrow(ss *session) growResult {
+	r := s.growCore(ss, nil)
+	if r != growWait {
+		return r
+	}
+	pl := &s.pools[ss.growHold.pools[ss.growIdx].pool]
+	ss.state = sBlocked
+	for _, g := range pl.growers {
+		if g == ss {
+			return growWait
+		}
+	}
+	pl.growers = append(pl.growers, ss)
+	return growWait
+}
+
+// growCore grows ss's pending growth (growHold, growIdx, growBy) if the
+// pool has room, evicting cache; without room it preempts victims as the
+// pool's policy says until the growth fits or the grower itself is the
+// victim. e is the engine iterating, if any: its preemption count grows.
+func (s *Sim) growCore(ss *session, e *engine) growResult {
 	h, i, d := ss.growHold, ss.growIdx, ss.growBy
 	hp := &h.pools[i]
 	pl := &s.pools[hp.pool]
@@ -541,26 +561,20 @@ func (s *Sim) tryGrow(ss *session) growResult {
 			return growDone
 		}
 		if pl.m.Preempt == model.PreemptNone {
-			break
+			return growWait
 		}
 		v := s.victim(pl, ss)
 		if v == nil {
-			break
+			return growWait
+		}
+		if e != nil {
+			e.preempted++
 		}
 		s.preempt(v, pl)
 		if v == ss || rootOf(v) == ss {
 			return growSelf
 		}
 	}
-	// wait as a grower
-	ss.state = sBlocked
-	for _, g := range pl.growers {
-		if g == ss {
-			return growWait
-		}
-	}
-	pl.growers = append(pl.growers, ss)
-	return growWait
 }
 
 // retryGrowers lets stalled growers of a pool grow, in stall order.
@@ -792,41 +806,4 @@ func (s *Sim) cancelJob(ss *session) {
 	ss.gen++
 }
 
-func (s *Sim) heapRemove(stg *stage, ss *session) {
-	i := ss.job.hidx
-	h := stg.heap
-	last := len(h) - 1
-	h[i] = h[last]
-	h[i].job.hidx = i
-	h[last] = nil
-	stg.heap = h[:last]
-	if i < last {
-		// restore the heap property both ways
-		for i > 0 {
-			p := (i - 1) / 2
-			if !psLess(stg.heap[i], stg.heap[p]) {
-				break
-			}
-			stg.heap[i], stg.heap[p] = stg.heap[p], stg.heap[i]
-			stg.heap[i].job.hidx, stg.heap[p].job.hidx = i, p
-			i = p
-		}
-		hh := stg.heap
-		for {
-			l := 2*i + 1
-			if l >= len(hh) {
-				break
-			}
-			m := l
-			if r := l + 1; r < len(hh) && psLess(hh[r], hh[l]) {
-				m = r
-			}
-			if !psLess(hh[m], hh[i]) {
-				break
-			}
-			hh[i], hh[m] = hh[m], hh[i]
-			hh[i].job.hidx, hh[m].job.hidx = i, m
-			i = m
-		}
-	}
-}
+func (s *Sim) heapRemove(stg *stage, ss *session) { stg.heapDelete(ss.job.hidx) }

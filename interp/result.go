@@ -22,23 +22,11 @@ func Run(ctx context.Context, p *model.Program, opt Options) (*Report, error) {
 // testObserves marks the observe slots whose expression is a test.
 func testObserves(p *model.Program) []bool {
 	out := make([]bool, len(p.Observes))
-	var walk func(b *model.Block)
-	walk = func(b *model.Block) {
-		if b == nil {
-			return
+	p.Walk(func(st *model.Stmt) {
+		if st.Op == model.OpObserve && st.Test {
+			out[st.Slot] = true
 		}
-		for _, st := range b.Stmts {
-			if st.Op == model.OpObserve && st.Test {
-				out[st.Slot] = true
-			}
-			walk(st.Body)
-			walk(st.Else)
-		}
-	}
-	walk(p.Server)
-	walk(p.Workload.Init)
-	walk(p.Workload.Turn)
-	walk(p.Workload.Session)
+	})
 	return out
 }
 

@@ -212,8 +212,31 @@ func psLess(a, b *session) bool {
 func (st *stage) heapPush(ss *session) {
 	ss.job.hidx = len(st.heap)
 	st.heap = append(st.heap, ss)
+	st.siftUp(len(st.heap) - 1)
+}
+
+func (st *stage) heapPop() *session {
+	top := st.heap[0]
+	st.heapDelete(0)
+	return top
+}
+
+// heapDelete removes the job at index i, restoring the heap property.
+func (st *stage) heapDelete(i int) {
 	h := st.heap
-	i := len(h) - 1
+	last := len(h) - 1
+	h[i] = h[last]
+	h[i].job.hidx = i
+	h[last] = nil
+	st.heap = h[:last]
+	if i < last {
+		st.siftUp(i)
+		st.siftDown(i)
+	}
+}
+
+func (st *stage) siftUp(i int) {
+	h := st.heap
 	for i > 0 {
 		p := (i - 1) / 2
 		if !psLess(h[i], h[p]) {
@@ -225,16 +248,8 @@ func (st *stage) heapPush(ss *session) {
 	}
 }
 
-func (st *stage) heapPop() *session {
+func (st *stage) siftDown(i int) {
 	h := st.heap
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h[0].job.hidx = 0
-	h[last] = nil
-	h = h[:last]
-	st.heap = h
-	i := 0
 	for {
 		l := 2*i + 1
 		if l >= len(h) {
@@ -251,7 +266,6 @@ func (st *stage) heapPop() *session {
 		h[i].job.hidx, h[m].job.hidx = i, m
 		i = m
 	}
-	return top
 }
 
 func (s *Sim) psAdvance(stg *stage) {

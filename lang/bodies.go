@@ -99,23 +99,9 @@ func (l *lowerer) newObserve(name string) int {
 
 func (l *lowerer) hasDecodeRun() bool {
 	found := false
-	var walk func(b *model.Block)
-	walk = func(b *model.Block) {
-		if b == nil {
-			return
-		}
-		for _, s := range b.Stmts {
-			if s.Op == model.OpRun && s.Mode == model.ModeDecode {
-				found = true
-			}
-			walk(s.Body)
-			walk(s.Else)
-		}
-	}
-	walk(l.prog.Server)
-	if l.prog.Workload.Session != nil {
-		walk(l.prog.Workload.Session)
-	}
+	l.prog.Walk(func(s *model.Stmt) {
+		found = found || s.Op == model.OpRun && s.Mode == model.ModeDecode
+	})
 	return found
 }
 

@@ -653,15 +653,7 @@ func parseNumber(s string) (float64, bool) {
 
 // numberExpr writes x as a serQ expression: a number literal, negated if
 // negative, or the name inf.
-func numberExpr(x float64) string {
-	switch {
-	case math.IsInf(x, 1):
-		return "inf"
-	case math.IsInf(x, -1):
-		return "-inf"
-	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
-}
+func numberExpr(x float64) string { return model.FormatNum(x) }
 
 // renderLoadError prints each error of e: `file:line:col: message`, the
 // source line and a caret under the column, the message's further lines
