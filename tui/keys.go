@@ -18,6 +18,7 @@ type KeyMap struct {
 	ResetSpeed key.Binding
 	Restart    key.Binding
 	Panes      key.Binding // 1…5 toggle a pane
+	Deploy     key.Binding // 6 toggles the deployment figure
 	Focus      key.Binding
 	FocusBack  key.Binding
 	Up         key.Binding // scroll the focused pane
@@ -42,6 +43,7 @@ func DefaultKeyMap() *KeyMap {
 		ResetSpeed: key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "reset speed")),
 		Restart:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart (same seed)")),
 		Panes:      key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "toggle pane")),
+		Deploy:     key.NewBinding(key.WithKeys("6"), key.WithHelp("6", "deployment figure")),
 		Focus:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "focus next")),
 		FocusBack:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "focus previous")),
 		Up:         key.NewBinding(key.WithKeys("up", "k", "pgup"), key.WithHelp("↑/k", "scroll up")),
@@ -61,7 +63,7 @@ func (k *KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Run, k.Step, k.Slice, k.Slices, k.Back},
 		{k.Shrink, k.Grow, k.Faster, k.Slower, k.ResetSpeed},
-		{k.Panes, k.Focus, k.FocusBack, k.Up, k.Down},
+		{k.Panes, k.Deploy, k.Focus, k.FocusBack, k.Up, k.Down},
 		{k.Restart, k.Help, k.Quit},
 	}
 }

@@ -38,23 +38,11 @@ func leasingPools(p *model.Program) []int {
 			fams[q.Leases] = true
 		}
 	}
-	var walk func(b *model.Block)
-	walk = func(b *model.Block) {
-		if b == nil {
-			return
+	p.Walk(func(st *model.Stmt) {
+		if st.Op == model.OpHold && st.Lease > 0 && st.Lease <= len(st.Holds) {
+			fams[st.Holds[st.Lease-1].Pool.Fam] = true
 		}
-		for _, st := range b.Stmts {
-			if st.Op == model.OpHold && st.Lease > 0 && st.Lease <= len(st.Holds) {
-				fams[st.Holds[st.Lease-1].Pool.Fam] = true
-			}
-			walk(st.Body)
-			walk(st.Else)
-		}
-	}
-	walk(p.Server)
-	walk(p.Workload.Init)
-	walk(p.Workload.Turn)
-	walk(p.Workload.Session)
+	})
 	var out []int
 	for i, pl := range p.Pools {
 		if fams[pl.Fam] {

@@ -51,6 +51,8 @@ func TestProgram(t *testing.T) {
 	})
 	tm.Send(tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}})
 	wait(has("⏸ PAUSED"))
+	tm.Type("6")
+	wait(has("▶ 6 Deployment", "P[0] · prefill"))
 	tm.Type("q")
 	fm, ok := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
 	if !ok {

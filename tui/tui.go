@@ -1,12 +1,14 @@
 // Package tui is `serq tui`: a full-screen Bubble Tea program that steps a
 // serQ run and shows it live — the leases a prefiller holds, the engines'
-// KV, the flows on the NICs, the gauges over time and the events in words.
+// KV, the flows on the NICs, the gauges over time, the events in words and,
+// on key 6, the deployment figure of `serq draw` with live numbers.
 //
 // The root [Model] follows soft-serve's layout: one [Styles] and one
 // [KeyMap] shared by plain pane structs, each with setSize and its lines,
 // the root drawing the boxes, the status bar and the help. The panes are
 // derived from the program (its leasing pools, engine memory pools,
-// shared ps stages, gauges and observes), never from the seed's names.
+// shared ps stages, gauges and observes, its lowered deployment), never
+// from the seed's names.
 //
 // The simulation runs in tea.Cmds: a command carries out one request on
 // the interpreter (a step, a time slice, a tick's batch, a rewind) and
@@ -58,15 +60,20 @@ const (
 	minHeight = 20
 )
 
-// The panes, in the order of their toggle keys 1…5.
+// The panes, in the order of their toggle keys 1…6.
 const (
 	paneLeases = iota
 	paneKV
 	paneNIC
 	paneGauges
 	paneLog
+	paneDeploy // hidden at start
 	numPanes
 )
+
+// focusOrder is the order tab moves the focus in: the panes' order on the
+// screen, top to bottom and left to right.
+var focusOrder = [numPanes]int{paneLeases, paneKV, paneNIC, paneGauges, paneDeploy, paneLog}
 
 // pane is one box of the screen. Panes are plain structs (glow's habit):
 // setFrame takes the new picture in Update, setSize the content area,
@@ -152,9 +159,10 @@ func New(p *model.Program, opts Options) (*Model, error) {
 		newNICPane(st),
 		newGaugesPane(st, p, opts.Warmup),
 		newLogPane(st),
+		newDeployPane(st, p),
 	}
 	for i := range m.shown {
-		m.shown[i] = true
+		m.shown[i] = i != paneDeploy
 	}
 	return m, nil
 }
@@ -263,14 +271,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.queue = nil
 		return m.enqueue(request{kind: reqRestart})
 	case key.Matches(msg, k.Panes):
-		i := int(msg.String()[0] - '1')
-		m.shown[i] = !m.shown[i]
-		if m.shown[i] {
-			m.focus = i
-		} else if m.focus == i {
-			m.cycleFocus(1)
-		}
-		m.layout()
+		m.toggle(int(msg.String()[0] - '1'))
+	case key.Matches(msg, k.Deploy):
+		m.toggle(paneDeploy)
 	case key.Matches(msg, k.Focus):
 		m.cycleFocus(1)
 	case key.Matches(msg, k.FocusBack):
@@ -291,10 +294,29 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// cycleFocus moves the focus to the next (dir 1) or previous visible pane.
+// toggle shows or hides pane i: a pane shown takes the focus, a pane
+// hidden passes it on.
+func (m *Model) toggle(i int) {
+	m.shown[i] = !m.shown[i]
+	if m.shown[i] {
+		m.focus = i
+	} else if m.focus == i {
+		m.cycleFocus(1)
+	}
+	m.layout()
+}
+
+// cycleFocus moves the focus to the next (dir 1) or previous visible pane
+// in the screen's order.
 func (m *Model) cycleFocus(dir int) {
-	for i := 1; i <= numPanes; i++ {
-		j := ((m.focus+dir*i)%numPanes + numPanes) % numPanes
+	at := 0
+	for k, i := range focusOrder {
+		if i == m.focus {
+			at = k
+		}
+	}
+	for k := 1; k <= numPanes; k++ {
+		j := focusOrder[((at+dir*k)%numPanes+numPanes)%numPanes]
 		if m.shown[j] {
 			m.focus = j
 			return
@@ -409,8 +431,9 @@ func (m *Model) state() state {
 	return statePaused
 }
 
-// layout sizes the panes: the first four visible ones two to a row when the
-// width allows, the log across the bottom, rows sharing the height.
+// layout sizes the panes: the first four visible ones two to a row, then
+// the deployment figure across the screen, then the log across the bottom;
+// the log takes a quarter of the height, the figure twice a row's share.
 func (m *Model) layout() {
 	m.help.Width = m.width
 	m.rows = nil
@@ -429,6 +452,9 @@ func (m *Model) layout() {
 		m.rows = append(m.rows, top[:n])
 		top = top[n:]
 	}
+	if m.shown[paneDeploy] {
+		m.rows = append(m.rows, []int{paneDeploy})
+	}
 	if m.shown[paneLog] {
 		m.rows = append(m.rows, []int{paneLog})
 	}
@@ -436,21 +462,34 @@ func (m *Model) layout() {
 		return
 	}
 	// The log takes a quarter of the height (at least 5 lines) when other
-	// rows share it; the other rows split the rest evenly.
+	// rows share it; the other rows split the rest by weight, the last of
+	// them taking what the division leaves.
 	body := m.height - 1 - lipgloss.Height(m.helpView())
 	n, logH := len(m.rows), 0
 	if m.shown[paneLog] && n > 1 {
 		n--
 		logH = max(5, body/4)
 	}
+	weight := func(r int) int {
+		if m.rows[r][0] == paneDeploy {
+			return 2
+		}
+		return 1
+	}
+	total := 0
+	for r := 0; r < n; r++ {
+		total += weight(r)
+	}
+	used := 0
 	for r, row := range m.rows {
-		h := (body - logH) / n
+		h := (body - logH) * weight(min(r, n-1)) / total
 		switch {
 		case logH > 0 && r == len(m.rows)-1:
 			h = logH
 		case r == n-1:
-			h = body - logH - h*(n-1)
+			h = body - logH - used
 		}
+		used += h
 		for c, i := range row {
 			w := m.width / len(row)
 			if c == len(row)-1 {
@@ -486,7 +525,7 @@ func (m *Model) View() string {
 	if len(m.rows) == 0 {
 		body := m.height - 1 - lipgloss.Height(m.helpView())
 		out = append(out, lipgloss.Place(m.width, body, lipgloss.Center, lipgloss.Center,
-			m.st.Dim.Render("every pane is hidden: press 1…5 to show one")))
+			m.st.Dim.Render("every pane is hidden: press 1…6 to show one")))
 	}
 	for _, row := range m.rows {
 		var boxes []string

@@ -379,7 +379,14 @@ func TestViewGolden(t *testing.T) {
 	for _, sz := range []struct {
 		name string
 		w, h int
-	}{{"80x24", 80, 24}, {"160x48", 160, 48}} {
+		keys string // pressed at the end: 6 shows the deployment figure
+	}{
+		{"80x24", 80, 24, ""},
+		{"160x48", 160, 48, ""},
+		{"160x48_deploy", 160, 48, "6"},
+		{"160x48_deploy_only", 160, 48, "612345"},
+		{"80x24_deploy_only", 80, 24, "612345"},
+	} {
 		t.Run(sz.name, func(t *testing.T) {
 			m, hs := newModel(t, Options{Warmup: 20, Speed: 15}, sz.w, sz.h)
 			hs.press("space") // 0.5 s a tick
@@ -392,7 +399,7 @@ func TestViewGolden(t *testing.T) {
 				t.Fatalf("the run loop went past event %d: %d events at t=%g", events, m.events(), m.now())
 			}
 			hs.run(m.enqueue(request{kind: reqStep, n: events - m.events()}))
-			hs.press("n")
+			hs.press("n", sz.keys)
 			v := m.View()
 			if strings.Contains(v, "\x1b") {
 				t.Errorf("the view has escape sequences under the ASCII profile")
