@@ -132,14 +132,7 @@ func (s *Sim) engineRun(ss *session, st *model.Stmt, stg *stage, work float64) b
 // engineCancel removes a preempted resident.
 func (s *Sim) engineCancel(stg *stage, ss *session) {
 	e := stg.eng
-	for k, r := range e.res {
-		if r == ss {
-			copy(e.res[k:], e.res[k+1:])
-			e.res[len(e.res)-1] = nil
-			e.res = e.res[:len(e.res)-1]
-			break
-		}
-	}
+	e.res = without(e.res, ss)
 	for k, r := range e.assign {
 		if r == ss {
 			e.left += ss.job.assign
@@ -512,36 +505,41 @@ func (s *Sim) admitWaiting(e *engine, st *model.SchedStep) {
 				return
 			}
 		}
-		admittedOne := false
-		for _, p := range e.m.Admits {
-			pl := &s.pools[p]
-			if len(pl.queue) == 0 {
-				continue
-			}
-			h := s.selectHead(pl)
-			s.budgetOverride, s.budgetEngine = e.left, e
-			ok := s.fits(h)
-			if !ok {
-				s.budgetEngine = nil
-				e.stopAdmit = true
-				return
-			}
-			s.moveToFront(pl, h)
-			s.admitNow(h)
-			s.budgetEngine = nil
-			e.admitted++
-			ss := h.owner
-			if ss.job.stage == int32(e.idx) && ss.job.mode != model.ModeNone && ss.job.servedIt != e.iterNo {
-				ss.job.servedIt = e.iterNo
-				s.serve(e, ss, st.Only)
-			}
-			admittedOne = true
-			break
-		}
-		if !admittedOne {
+		ss, ok := s.admitHead(e, e.left)
+		if !ok {
 			return
 		}
+		if ss.job.stage == int32(e.idx) && ss.job.mode != model.ModeNone && ss.job.servedIt != e.iterNo {
+			ss.job.servedIt = e.iterNo
+			s.serve(e, ss, st.Only)
+		}
 	}
+}
+
+// admitHead admits the head E tries next — the selected waiter of the
+// first of its pools, in declaration order, that has one — if it fits with
+// budget_left(E) = budget in its header, and runs its session until it
+// blocks. ok is false when no pool has a waiter or the head does not fit,
+// which stops the iteration's admissions.
+func (s *Sim) admitHead(e *engine, budget float64) (admitted *session, ok bool) {
+	for _, p := range e.m.Admits {
+		pl := &s.pools[p]
+		if len(pl.queue) == 0 {
+			continue
+		}
+		h := s.selectHead(pl)
+		s.budgetOverride, s.budgetEngine = budget, e
+		if !s.fits(h) {
+			s.budgetEngine = nil
+			e.stopAdmit = true
+			return nil, false
+		}
+		s.moveToFront(pl, h)
+		s.admitNow(h)
+		e.admitted++
+		return h.owner, true
+	}
+	return nil, false
 }
 
 // exclusiveAttempt is `exclusive prefill; admit waiting while
@@ -565,44 +563,26 @@ func (s *Sim) exclusiveAttempt(e *engine, budget float64) {
 	}
 	s.advanceRunning(e, &model.SchedStep{Op: model.SchedAdvance})
 	for e.preempted == 0 && !e.stopAdmit && s.err == nil {
-		admitted := false
-		for _, p := range e.m.Admits {
-			pl := &s.pools[p]
-			if len(pl.queue) == 0 {
-				continue
-			}
-			h := s.selectHead(pl)
-			s.budgetOverride, s.budgetEngine = budget, e
-			if !s.fits(h) {
-				s.budgetEngine = nil
-				return
-			}
-			s.moveToFront(pl, h)
-			s.admitNow(h)
-			e.admitted++
-			ss := h.owner
-			admitted = true
-			if ss.job.stage != int32(e.idx) || ss.job.servedIt == e.iterNo {
-				break
-			}
-			if ss.job.mode == model.ModePrefill {
-				for _, r := range e.assign {
-					r.job.assign = 0
-				}
-				e.assign = e.assign[:0]
-				e.left, e.attn = budget, 0
-				ss.job.servedIt = e.iterNo
-				s.serve(e, ss, nil)
-				return
-			}
-			if e.left > 0 {
-				ss.job.servedIt = e.iterNo
-				s.serve(e, ss, nil)
-			}
-			break
-		}
-		if !admitted {
+		ss, ok := s.admitHead(e, budget)
+		if !ok {
 			return
+		}
+		if ss.job.stage != int32(e.idx) || ss.job.servedIt == e.iterNo {
+			continue
+		}
+		if ss.job.mode == model.ModePrefill {
+			for _, r := range e.assign {
+				r.job.assign = 0
+			}
+			e.assign = e.assign[:0]
+			e.left, e.attn = budget, 0
+			ss.job.servedIt = e.iterNo
+			s.serve(e, ss, nil)
+			return
+		}
+		if e.left > 0 {
+			ss.job.servedIt = e.iterNo
+			s.serve(e, ss, nil)
 		}
 	}
 }
@@ -666,14 +646,7 @@ func (s *Sim) iterEnd(idx int, epoch uint32) {
 }
 
 func (s *Sim) leaveEngine(e *engine, r *session) {
-	for k, x := range e.res {
-		if x == r {
-			copy(e.res[k:], e.res[k+1:])
-			e.res[len(e.res)-1] = nil
-			e.res = e.res[:len(e.res)-1]
-			break
-		}
-	}
+	e.res = without(e.res, r)
 	stg := e.stage
 	stg.present--
 	stg.num.Set(s.now, float64(stg.present))

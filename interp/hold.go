@@ -369,27 +369,11 @@ func (s *Sim) holdExit(ss *session, h *holdInst) {
 	s.admitSettle()
 }
 
-func (s *Sim) dropHold(ss *session, h *holdInst) {
-	for k := len(ss.holds) - 1; k >= 0; k-- {
-		if ss.holds[k] == h {
-			copy(ss.holds[k:], ss.holds[k+1:])
-			ss.holds[len(ss.holds)-1] = nil
-			ss.holds = ss.holds[:len(ss.holds)-1]
-			return
-		}
-	}
-}
+func (s *Sim) dropHold(ss *session, h *holdInst) { ss.holds = without(ss.holds, h) }
 
 // endLease ends a lease: its allocation is freed and its cache applies.
 func (s *Sim) endLease(ss *session, h *holdInst) {
-	for k, l := range ss.leases {
-		if l == h {
-			copy(ss.leases[k:], ss.leases[k+1:])
-			ss.leases[len(ss.leases)-1] = nil
-			ss.leases = ss.leases[:len(ss.leases)-1]
-			break
-		}
-	}
+	ss.leases = without(ss.leases, h)
 	h.leaseGen++
 	s.trace(ss, "ended the lease at", s.pools[h.pools[h.leased].pool].m.Label, h.pools[h.leased].alloc)
 	s.releasePool(h, h.leased, h.cacheL, h.st.HasCache)

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"slices"
 
 	"github.com/serq/serq/model"
 )
@@ -449,4 +450,13 @@ func (s *Sim) fork(ss *session, st *model.Stmt) {
 	ss.legs++
 	s.legsLive = append(s.legsLive, leg)
 	s.makeReady(leg)
+}
+
+// without removes the first x from s, keeping the order and clearing the
+// freed slot.
+func without[T comparable](s []T, x T) []T {
+	if k := slices.Index(s, x); k >= 0 {
+		return slices.Delete(s, k, k+1)
+	}
+	return s
 }

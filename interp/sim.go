@@ -449,14 +449,5 @@ func (s *Sim) renewalGap() (float64, error) {
 	return gap, nil
 }
 
-func fmtNum(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "NaN"
-	case math.IsInf(x, 1):
-		return "inf"
-	case math.IsInf(x, -1):
-		return "-inf"
-	}
-	return fmt.Sprintf("%g", x)
-}
+// fmtNum writes a number in messages as a program would.
+var fmtNum = model.FormatNum

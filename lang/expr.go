@@ -282,17 +282,8 @@ func needSpace(prev, next string) bool {
 	return true
 }
 
-func fmtNum(x float64) string {
-	switch {
-	case math.IsInf(x, 1):
-		return "inf"
-	case math.IsInf(x, -1):
-		return "-inf"
-	case math.IsNaN(x):
-		return "NaN"
-	}
-	return fmt.Sprintf("%g", x)
-}
+// fmtNum writes a number in messages as a program would.
+var fmtNum = model.FormatNum
 
 // expr lowers e in sc, folding constants.
 func (l *lowerer) expr(e *Expr, sc *scope) (*model.Expr, typ) {
