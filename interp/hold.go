@@ -163,15 +163,26 @@ func (s *Sim) admit(h *holdInst) {
 	}
 	h.waiting = false
 	st := h.st
+	// The header is read once, before anything is allocated: a later
+	// pool's amount may read an earlier pool's state.
+	var units [8]float64
+	unitsOf := units[:0]
+	if len(h.pools) > len(units) {
+		unitsOf = make([]float64, 0, len(h.pools))
+	}
+	for i := range h.pools {
+		hp := &h.pools[i]
+		pl := &s.pools[hp.pool]
+		unitsOf = append(unitsOf, s.eval(st.Holds[i].Units, ss))
+		if st.Holds[i].Reserve != nil {
+			hp.reserve = pl.roundUp(s.eval(st.Holds[i].Reserve, ss))
+		}
+	}
 	consumedMax := 0.0
 	for i := range h.pools {
 		hp := &h.pools[i]
 		pl := &s.pools[hp.pool]
-		u := s.eval(st.Holds[i].Units, ss)
-		if st.Holds[i].Reserve != nil {
-			hp.reserve = pl.roundUp(s.eval(st.Holds[i].Reserve, ss))
-		}
-		alloc := pl.roundUp(u)
+		alloc := pl.roundUp(unitsOf[i])
 		consumed := 0.0
 		if st.HasCache {
 			if e := s.ownEntry(ss, pl.index); e != nil {

@@ -84,6 +84,22 @@ func (s *Sim) Report() *Report {
 		}
 		r.Stages = append(r.Stages, row)
 	}
+	// over_cap: the head of a pool's queue asks some pool of its hold for
+	// more than that pool's cap; the row is the asked pool's.
+	overCap := map[int]*OverCap{}
+	for i := range s.pools {
+		pl := &s.pools[i]
+		if len(pl.queue) == 0 {
+			continue
+		}
+		h := pl.queue[0]
+		for k := range h.pools {
+			asked := &s.pools[h.pools[k].pool]
+			if need := asked.roundUp(s.demand(h.owner, h, k)); need > asked.cap && overCap[asked.index] == nil {
+				overCap[asked.index] = &OverCap{Queue: pl.m.Label, Need: need}
+			}
+		}
+	}
 	for i := range s.pools {
 		pl := &s.pools[i]
 		m := pl.m
@@ -96,17 +112,7 @@ func (s *Sim) Report() *Report {
 			idx := m.Index
 			row.Index = &idx
 		}
-		if len(pl.queue) > 0 {
-			h := pl.queue[0]
-			for k := range h.pools {
-				hp := &s.pools[h.pools[k].pool]
-				need := hp.roundUp(s.demand(h.owner, h, k))
-				if need > hp.cap {
-					row.OverCap = &OverCap{Queue: pl.m.Label, Need: need}
-					break
-				}
-			}
-		}
+		row.OverCap = overCap[i]
 		r.Pools = append(r.Pools, row)
 	}
 	return r
