@@ -51,6 +51,7 @@ type engine struct {
 	itlW      Welford
 	regBackup []float64
 	iterNo    uint64 // attempts so far: a run served in this one has servedIt == iterNo
+	stmtNo    uint64 // advance statements so far: a run one passed over has passedStmt == stmtNo
 }
 
 type iterKind uint8
@@ -370,7 +371,7 @@ func (s *Sim) nextResident(e *engine, keys []*model.Expr) *session {
 	var bestK, cur [8]float64
 	n := min(len(keys), len(cur))
 	for _, r := range e.res {
-		if r.job.servedIt == e.iterNo {
+		if r.job.servedIt == e.iterNo || r.job.passedStmt == e.stmtNo {
 			continue
 		}
 		if n > 0 {
@@ -402,17 +403,20 @@ func (s *Sim) runCtx(r *session) {
 
 func (s *Sim) advanceRunning(e *engine, st *model.SchedStep) {
 	e.endStmt = false
+	e.stmtNo++
 	for e.left > 0 && s.err == nil && !e.endStmt {
 		r := s.nextResident(e, st.Order)
 		if r == nil {
 			return
 		}
-		r.job.servedIt = e.iterNo
+		r.job.passedStmt = e.stmtNo
 		s.serve(e, r, st.Only)
 	}
 }
 
-// serve gives one resident its tokens for the iteration.
+// serve gives one resident its tokens for the iteration. A resident its
+// statement's `only` excludes keeps its allocation, advances nothing, and
+// may be served by a later statement of the schedule.
 func (s *Sim) serve(e *engine, r *session, only *model.Expr) {
 	j := &r.job
 	if only != nil {
@@ -421,6 +425,7 @@ func (s *Sim) serve(e *engine, r *session, only *model.Expr) {
 			return
 		}
 	}
+	j.servedIt = e.iterNo
 	var want float64
 	if j.mode == model.ModeDecode {
 		want = math.Min(1, j.rem)

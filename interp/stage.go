@@ -18,13 +18,14 @@ type job struct {
 	flow  int32   // flow id, -1 when none
 
 	// engine runs
-	mode     model.RunMode
-	rem      float64 // tokens left
-	growing  int     // pool index of a growing run, -1
-	admSeq   uint64  // admission sequence of the run's session (resident order)
-	assign   float64 // tokens given in the running iteration
-	stalled  bool    // a grower waiting for memory
-	servedIt uint64  // the engine attempt that last served it
+	mode       model.RunMode
+	rem        float64 // tokens left
+	growing    int     // pool index of a growing run, -1
+	admSeq     uint64  // admission sequence of the run's session (resident order)
+	assign     float64 // tokens given in the running iteration
+	stalled    bool    // a grower waiting for memory
+	servedIt   uint64  // the engine attempt that last served it
+	passedStmt uint64  // the advance statement that last looked at it
 }
 
 type stage struct {
