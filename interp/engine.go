@@ -40,18 +40,19 @@ type engine struct {
 	stopAdmit bool
 	endStmt   bool
 
-	iters     uint64
-	prefOnlyI TimeIntegral
-	decOnlyI  TimeIntegral
-	mixedI    TimeIntegral
-	decodesI  TimeIntegral
-	decBatchW Welford
-	decStepW  Welford
-	itl       LogHistogram
-	itlW      Welford
-	regBackup []float64
-	iterNo    uint64 // attempts so far: a run served in this one has servedIt == iterNo
-	stmtNo    uint64 // advance statements so far: a run one passed over has passedStmt == stmtNo
+	iters        uint64
+	prefOnlyI    TimeIntegral
+	decOnlyI     TimeIntegral
+	mixedI       TimeIntegral
+	decodesI     TimeIntegral
+	decBatchW    Welford
+	decStepW     Welford
+	itl          LogHistogram
+	itlW         Welford
+	regBackup    []float64
+	servedTokens float64 // tokens of the iterations that ended (claims' `served`)
+	iterNo       uint64  // attempts so far: a run served in this one has servedIt == iterNo
+	stmtNo       uint64  // advance statements so far: a run one passed over has passedStmt == stmtNo
 }
 
 type iterKind uint8
@@ -272,6 +273,7 @@ func (s *Sim) attempt(e *engine) {
 	s.ctx[model.CtxBatchKVPrefill] = kvp
 	s.ctx[model.CtxBatchAttention] = e.attn
 	T := s.eval(e.m.Cost, nil)
+	s.claimIteration(e)
 	if math.IsNaN(T) || T < 0 || (ntok > 0 && !(T > 0)) {
 		s.fail(nil, e.stage.m.Pos, "engine `%s`: an iteration of %s tokens costs %s: it must take a positive time", e.stage.m.Label, fmtNum(ntok), fmtNum(T))
 		return
@@ -626,6 +628,7 @@ func (s *Sim) iterEnd(idx int, epoch uint32) {
 			continue
 		}
 		j.rem -= tok
+		e.servedTokens += tok
 		if j.growing >= 0 {
 			if h, i := innermost(r, j.growing); h != nil {
 				h.advanced = true

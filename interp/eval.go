@@ -125,6 +125,8 @@ func (s *Sim) evalWith(e *model.Expr, ss *session, st *stream) float64 {
 			return 0
 		}
 		return s.poolObservable(&s.pools[i], e.Fn, ss)
+	case model.EObsAgg:
+		return s.obsAggregate(e.Fn, e.Slot)
 	case model.EBudget:
 		i, ok := s.member(e.Ref, ss, true)
 		if !ok {

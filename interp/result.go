@@ -50,11 +50,7 @@ func (s *Sim) Report() *Report {
 	for i, g := range p.Gauges {
 		r.Gauges = append(r.Gauges, s.gauges[i].Row(g.Name, s.opt.Warmup, end))
 	}
-	for _, c := range p.Claims {
-		note := "claims are not evaluated yet"
-		kind := map[string]ClaimKind{"every_iteration": ClaimEveryIteration, "some_iteration": ClaimSomeIteration, "at_end": ClaimAtEnd}[c.Kind]
-		r.Claims = append(r.Claims, ClaimRow{Name: c.Name, Kind: kind, Result: ClaimNotEvaluated, Note: &note})
-	}
+	r.Claims = s.claimRows()
 	nan := math.NaN()
 	for i := range s.stages {
 		st := &s.stages[i]

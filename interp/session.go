@@ -115,6 +115,7 @@ func (s *Sim) startSession() {
 	// init runs at arrival with the (session, 0) substream.
 	ss.turnStream.seed(s.opt.Seed, kindTurn, ss.serial, 0)
 	s.runInline(ss, s.p.Workload.Init, ss.turnStream)
+	s.claimGiven(ss)
 	ss.frames = append(ss.frames, frame{b: s.p.Workload.Session, kind: fRoot})
 	s.trace(ss, "arrived", "", 0)
 	s.makeReady(ss)
@@ -133,6 +134,9 @@ func (s *Sim) runInline(ss *session, b *model.Block, st *stream) {
 }
 
 func (s *Sim) observe(ss *session, slot int, v float64) {
+	if s.keepObs[slot] {
+		s.claimObs[slot] = append(s.claimObs[slot], v)
+	}
 	if !s.warm {
 		return
 	}

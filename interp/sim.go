@@ -111,6 +111,9 @@ type Sim struct {
 	poolVer        uint64 // bumped by every change of a pool's state
 	gaugeVer       uint64 // poolVer at the last gauge reading
 	gaugePoolOnly  []bool
+	claims         []claimState
+	claimObs       [][]float64 // every sample (warm-up included) of the observes claims aggregate
+	keepObs        []bool
 	admSeq         uint64
 	zero           *session
 	threads        []*session
@@ -143,6 +146,7 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	if err := s.initTrace(); err != nil {
 		return nil, err
 	}
+	s.initClaims()
 	if opt.Warmup > 0 {
 		s.schedule(opt.Warmup, evWarmup, 0, 0, nil)
 	} else {

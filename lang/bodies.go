@@ -603,11 +603,19 @@ func (l *lowerer) claim(c *ClaimItem) {
 		r, ok := l.resolveRes(refName(c.Stage), sc, resStage)
 		if ok {
 			cl.Stage = l.prog.StageFams[r.Fam].First
+			if x, ok := r.ref.Index.IsConst(); ok {
+				cl.Stage += int(x)
+			}
+			if l.prog.Stages[cl.Stage].Kind != model.Step {
+				l.errorf(c.Stage.Pos, "claim `%s` reads the iterations of `%s`, which is no engine", c.Name, l.prog.Stages[cl.Stage].Label)
+			}
 		}
 	}
 	if c.Given != nil {
 		cl.Given, _ = l.expr(c.Given, sc)
 	}
-	cl.Expr, _ = l.expr(c.Expr, sc)
+	es := *sc
+	es.atEnd = c.AtEnd
+	cl.Expr, _ = l.expr(c.Expr, &es)
 	l.prog.Claims = append(l.prog.Claims, cl)
 }

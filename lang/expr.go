@@ -146,6 +146,7 @@ type scope struct {
 	inFork    bool
 	preemptBy string // inside a hold that may be preempted: the pool that may, as written
 	noCache   bool   // inside a hold without `cache`: `cached` is 0 there
+	atEnd     bool   // a claim read at the end: observation aggregates
 	depth     int    // def/entry expansion depth, against runaway recursion
 	draws     *bool
 	defStack  []string
@@ -604,11 +605,26 @@ func (l *lowerer) call(c *Call, sc *scope) (*model.Expr, typ) {
 		}
 		return model.Num(float64(b)), nil
 	case claimFuncs[name]:
-		if sc.mom != momClaim {
+		if sc.mom != momClaim || !sc.atEnd {
 			l.errorf(c.Pos, "`%s` is an observation aggregate: it is read only in `claim … at end`", name)
 			return model.Num(0), nil
 		}
-		return model.Num(0), nil
+		var n *Name
+		if len(args) == 1 {
+			n = nameOf(args[0])
+		}
+		if n == nil || n.Index != nil || len(n.Path) > 0 {
+			l.errorf(c.Pos, "`%s` takes the name of an observe", name)
+			return model.Num(0), nil
+		}
+		slot, ok := l.observes[n.Name]
+		if !ok {
+			l.errorf(n.Pos, "`%s` is no observe of the program%s", n.Name, didYouMean(n.Name, sortedKeys(l.observes)))
+			return model.Num(0), nil
+		}
+		fn := map[string]model.Func{"total": model.CTotal, "count": model.CCount, "largest": model.CLargest,
+			"smallest": model.CSmallest, "prefix_total": model.CPrefixTotal}[name]
+		return &model.Expr{Op: model.EObsAgg, Fn: fn, Slot: slot, Name: n.Name}, nil
 	}
 	if sc.eng != nil {
 		if r, ok := sc.eng.dev.funcs[c.Func]; ok {

@@ -34,10 +34,11 @@ const (
 	EStage  // stage observable Fn of Ref
 	EPool   // pool observable Fn of Ref
 	EBudget // budget_left(Ref), Ref an engine's stage
+	EObsAgg // observation aggregate Fn over observe Slot (claims at end)
 )
 
 var exprOpNames = [...]string{"num", "attr", "ctx", "reg", "neg", "not", "+", "-", "*", "/", "^",
-	"<", "<=", ">", ">=", "==", "!=", "&&", "||", "?:", "func", "draw", "stage", "pool", "budget_left"}
+	"<", "<=", ">", ">=", "==", "!=", "&&", "||", "?:", "func", "draw", "stage", "pool", "budget_left", "observations"}
 
 func (o ExprOp) String() string { return exprOpNames[o] }
 
@@ -77,12 +78,19 @@ const (
 	PCachedIn
 	PHolders
 	PQueued
+
+	CTotal
+	CCount
+	CLargest
+	CSmallest
+	CPrefixTotal
 )
 
 var funcNames = [...]string{"", "min", "max", "abs", "floor", "ceil", "sqrt", "exp", "ln", "pow",
 	"exp", "det", "uniform", "erlang", "h2", "bernoulli",
 	"queue", "busy", "work", "est_lambda", "est_rho", "est_wait",
-	"used", "free", "cachedin", "holders", "queued"}
+	"used", "free", "cachedin", "holders", "queued",
+	"total", "count", "largest", "smallest", "prefix_total"}
 
 func (f Func) String() string { return funcNames[f] }
 
