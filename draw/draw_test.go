@@ -309,7 +309,8 @@ func TestDocs(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	p := load(t, "../examples/pd-disaggregation/llmd_nixl_pull.sq")
 	a, b := SVG(p), SVG(p)
-	if !bytes.Equal(a, b) || Text(p, 100, nil) != Text(p, 100, nil) {
+	t1, t2 := Text(p, 100, nil), Text(p, 100, nil)
+	if !bytes.Equal(a, b) || t1 != t2 {
 		t.Error("two renderings of one program differ")
 	}
 }

@@ -98,10 +98,8 @@ type Sim struct {
 	arrStream     *stream
 	machineStream *stream
 
-	ctx      [model.NumCtx]float64
-	args     [8]float64
-	curEng   *engine
-	evalSess *session
+	ctx    [model.NumCtx]float64
+	curEng *engine
 
 	lastScheduled  int
 	budgetOverride float64
@@ -118,7 +116,6 @@ type Sim struct {
 	zero           *session
 	threads        []*session
 	legsLive       []*session
-	instant        float64 // the instant the ready counters refer to
 }
 
 // New prepares a run of p.
@@ -132,7 +129,7 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	if opt.Arrivals > 0 && p.Workload.Arrive != model.ArrivePoisson && p.Workload.Arrive != model.ArriveRenewal {
 		return nil, fmt.Errorf("--arrivals needs an open workload (poisson or renewal)")
 	}
-	s := &Sim{p: p, opt: opt, instant: -1}
+	s := &Sim{p: p, opt: opt}
 	a := newStream()
 	a.seed(opt.Seed, kindArrival, 0, 0)
 	s.arrStream = a

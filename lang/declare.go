@@ -347,7 +347,6 @@ func (l *lowerer) pool(it *PoolItem, q *queueDecl) {
 				}
 			}
 			if q == nil {
-				count, array = len(l.prog.StageFams[eng.fam:eng.fam+1]), false
 				f := l.prog.StageFams[eng.fam]
 				count, array = f.Count, f.Array
 			}

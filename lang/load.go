@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -134,5 +133,3 @@ func (l *lowerer) addErr(err error) {
 func parseNumber(s string) (float64, error) {
 	return strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
 }
-
-func isFinite(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
