@@ -40,10 +40,7 @@ func (s *Sim) hold(ss *session, st *model.Stmt) bool {
 			return false
 		}
 		if pl.roundUp(need) > pl.cap {
-			if s.warm {
-				pl.rejected++
-			}
-			pl.rejected += 0
+			pl.rejected++ // the whole run, as the report's notes say
 			s.trace(ss, "rejected at", pl.m.Label, need)
 			s.rejectSession(ss, st.Pos)
 			return false
@@ -674,9 +671,7 @@ func (s *Sim) preempt(v *session, pl *pool) {
 	}
 	// stuck: preempted again without passing its previous position
 	if target.resume && pos <= target.lastPos+1e-9 {
-		if s.warm {
-			pl.stuck++
-		}
+		pl.stuck++
 	}
 	v.attrs[s.p.Builtin.Computed] = pos
 	// re-execute the hold statement
