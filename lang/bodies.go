@@ -36,6 +36,7 @@ func (l *lowerer) bodies() {
 		l.serverProgresses = l.progresses(p.Server)
 	}
 	l.workloadBody()
+	l.checkRevealed(p.Server)
 	for _, g := range l.gaugeAST {
 		if l.gauges[g.Name] {
 			l.errorf(g.Pos, "gauge `%s` is declared twice", g.Name)

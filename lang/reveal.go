@@ -1,0 +1,207 @@
+package lang
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/serq/serq/model"
+)
+
+// A hidden attribute (`hidden o;`) is the client's: the scheduler does not
+// know it. The server may compute with it, but may decide on it — a
+// branch or while guard, a choose, a grow or load amount, an index — only
+// once a run whose work reads it has ended: the run's length revealed it
+// (spec/language.md §10). checkRevealed follows each path of the server
+// part of a turn, entries inlined:
+//
+//   - taint[a] is the set of hidden attributes a derives from: a hidden
+//     attribute taints itself, and a `set` in the server taints its target
+//     with what its value reads (a set from clean values cleans it);
+//   - a run reveals what its work reads;
+//   - after a branch, an attribute is revealed only if both arms revealed
+//     it; a loop body may not run, so it reveals nothing after the loop.
+//
+// Sets on the client side (the session block) are not followed: a value
+// the session carries into the next turn comes from a turn whose runs
+// have ended.
+func (l *lowerer) checkRevealed(server *model.Block) {
+	hidden := map[int]bool{}
+	for i, a := range l.prog.Attrs {
+		if a.Hidden {
+			hidden[i] = true
+		}
+	}
+	if len(hidden) == 0 || server == nil {
+		return
+	}
+	st := revealState{taint: map[int]map[int]bool{}, revealed: map[int]bool{}}
+	for h := range hidden {
+		st.taint[h] = map[int]bool{h: true}
+	}
+	l.revealBlock(server, &st)
+}
+
+type revealState struct {
+	taint    map[int]map[int]bool // attribute -> hidden roots
+	revealed map[int]bool         // attributes (or roots) a finished run read
+}
+
+func (s *revealState) clone() revealState {
+	c := revealState{taint: map[int]map[int]bool{}, revealed: map[int]bool{}}
+	for a, roots := range s.taint {
+		r := map[int]bool{}
+		for k := range roots {
+			r[k] = true
+		}
+		c.taint[a] = r
+	}
+	for a := range s.revealed {
+		c.revealed[a] = true
+	}
+	return c
+}
+
+// reads collects the attributes an expression reads.
+func reads(e *model.Expr, into map[int]bool) {
+	e.Walk(func(x *model.Expr) bool {
+		if x.Op == model.EAttr {
+			into[x.Slot] = true
+		}
+		return true
+	})
+}
+
+// unrevealed lists the hidden roots an expression depends on that no run
+// has revealed.
+func (s *revealState) unrevealed(e *model.Expr) []int {
+	attrs := map[int]bool{}
+	reads(e, attrs)
+	var out []int
+	for a := range attrs {
+		if s.revealed[a] {
+			continue
+		}
+		for root := range s.taint[a] {
+			if !s.revealed[root] {
+				out = append(out, root)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+func (l *lowerer) decide(e *model.Expr, pos model.Pos, what string, s *revealState) {
+	if e == nil {
+		return
+	}
+	if roots := s.unrevealed(e); len(roots) > 0 {
+		name := l.prog.Attrs[roots[0]].Name
+		l.errs = append(l.errs, &Error{Pos: pos,
+			Msg:  fmt.Sprintf("%s depends on `%s`, which is hidden, before a run reveals it", what, name),
+			Hint: fmt.Sprintf("the scheduler does not know `%s`: decide on it only after a run whose work reads it has ended", name)})
+	}
+}
+
+func (l *lowerer) decideRef(r *model.Ref, pos model.Pos, s *revealState) {
+	if r != nil {
+		l.decide(r.Index, pos, "an index", s)
+	}
+}
+
+func (l *lowerer) revealBlock(b *model.Block, s *revealState) {
+	if b == nil {
+		return
+	}
+	for _, st := range b.Stmts {
+		switch st.Op {
+		case model.OpSet:
+			attrs := map[int]bool{}
+			reads(st.Value, attrs)
+			roots := map[int]bool{}
+			for a := range attrs {
+				if s.revealed[a] {
+					continue
+				}
+				for r := range s.taint[a] {
+					roots[r] = true
+				}
+			}
+			if len(roots) > 0 {
+				s.taint[st.Slot] = roots
+			} else if !l.prog.Attrs[st.Slot].Hidden {
+				delete(s.taint, st.Slot)
+			}
+			delete(s.revealed, st.Slot)
+		case model.OpRun:
+			for i := range st.Stages {
+				l.decideRef(&st.Stages[i], st.Pos, s)
+			}
+			attrs := map[int]bool{}
+			reads(st.Value, attrs)
+			for a := range attrs {
+				s.revealed[a] = true
+				for r := range s.taint[a] {
+					s.revealed[r] = true
+				}
+			}
+		case model.OpBranch:
+			if !(st.Value.Op == model.EDraw) {
+				l.decide(st.Value, st.Pos, "a branch guard", s)
+			}
+			then := s.clone()
+			l.revealBlock(st.Body, &then)
+			other := s.clone()
+			l.revealBlock(st.Else, &other)
+			merged := revealState{taint: then.taint, revealed: map[int]bool{}}
+			for a, roots := range other.taint {
+				if merged.taint[a] == nil {
+					merged.taint[a] = map[int]bool{}
+				}
+				for r := range roots {
+					merged.taint[a][r] = true
+				}
+			}
+			for a := range then.revealed {
+				if other.revealed[a] {
+					merged.revealed[a] = true
+				}
+			}
+			*s = merged
+		case model.OpWhile, model.OpLoop:
+			if st.Op == model.OpWhile {
+				l.decide(st.Value, st.Pos, "a while guard", s)
+			}
+			body := s.clone()
+			l.revealBlock(st.Body, &body)
+			for a, roots := range body.taint {
+				if s.taint[a] == nil {
+					s.taint[a] = map[int]bool{}
+				}
+				for r := range roots {
+					s.taint[a][r] = true
+				}
+			}
+		case model.OpChoose:
+			l.decide(st.N, st.Pos, "a choose", s)
+			for _, k := range st.Keys {
+				l.decide(k, st.Pos, "a choose key", s)
+			}
+			delete(s.revealed, st.Slot)
+			delete(s.taint, st.Slot)
+		case model.OpGrow, model.OpLoad:
+			l.decide(st.Value, st.Pos, "the amount of `"+st.Op.String()+"`", s)
+			l.decideRef(st.Pool, st.Pos, s)
+		case model.OpRelease, model.OpDrop:
+			l.decideRef(st.Pool, st.Pos, s)
+		case model.OpHold:
+			for i := range st.Holds {
+				l.decideRef(&st.Holds[i].Pool, st.Pos, s)
+			}
+			l.revealBlock(st.Body, s)
+		case model.OpFork:
+			leg := s.clone()
+			l.revealBlock(st.Body, &leg)
+		}
+	}
+}
