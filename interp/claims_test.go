@@ -35,7 +35,8 @@ func TestClaims(t *testing.T) {
   claim served_grows : every iteration of E (served < 24 + 6);
   claim tiny given (n < 6) : at end (count(vol) == 3);
   claim order : at end (prefix_total(vol) == 5 + 13 + 24 && total(vol) == 24 && largest(vol) == 11 && smallest(vol) == 5);
-  claim wrong : at end (count(vol) == 2);`)
+  claim wrong : at end (count(vol) == 2);
+  claim responses : at end (count(response) == 3 && largest(response) == 6);`)
 	r := pdReport(t, src, 100)
 	type want struct {
 		kind              interp.ClaimKind
@@ -52,6 +53,7 @@ func TestClaims(t *testing.T) {
 		"tiny":            {interp.ClaimAtEnd, interp.ClaimOutOfScope, 1, 0, -1, "session 1 does not satisfy `given`"},
 		"order":           {interp.ClaimAtEnd, interp.ClaimHolds, 1, 0, -1, ""},
 		"wrong":           {interp.ClaimAtEnd, interp.ClaimFails, 1, 1, 100, ""},
+		"responses":       {interp.ClaimAtEnd, interp.ClaimHolds, 1, 0, -1, ""},
 	}
 	if len(r.Claims) != len(wants) {
 		t.Fatalf("%d claims, want %d", len(r.Claims), len(wants))

@@ -37,6 +37,15 @@ func (l *lowerer) bodies() {
 	}
 	l.workloadBody()
 	l.checkRevealed(p.Server)
+	// The automatic observes of DEVELOPERS.md decision 3.
+	if p.Server != nil {
+		if _, ok := l.observes["ttft"]; !ok && l.hasDecodeRun() {
+			p.AutoTTFT = l.newObserve("ttft")
+		}
+		if _, ok := l.observes["response"]; !ok {
+			p.AutoResponse = l.newObserve("response")
+		}
+	}
 	for _, g := range l.gaugeAST {
 		if l.gauges[g.Name] {
 			l.errorf(g.Pos, "gauge `%s` is declared twice", g.Name)
@@ -57,15 +66,6 @@ func (l *lowerer) bodies() {
 		l.errorf(*l.forkPos, "a program that forks a leg and never joins: write `join;` where the session needs the legs done")
 	case l.joinPos != nil && l.forkPos == nil:
 		l.errorf(*l.joinPos, "a `join` in a program that forks no leg waits for nothing")
-	}
-	// The automatic observes of DEVELOPERS.md decision 3.
-	if p.Server != nil {
-		if _, ok := l.observes["ttft"]; !ok && l.hasDecodeRun() {
-			p.AutoTTFT = l.newObserve("ttft")
-		}
-		if _, ok := l.observes["response"]; !ok {
-			p.AutoResponse = l.newObserve("response")
-		}
 	}
 	if p.Inputs == nil {
 		p.Inputs = []model.Input{}
