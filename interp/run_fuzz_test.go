@@ -1,0 +1,44 @@
+package interp_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/serq/serq/interp"
+	"github.com/serq/serq/lang"
+	"github.com/serq/serq/lib"
+)
+
+// FuzzRun mutates the example programs: whatever loads must run (a short
+// horizon, a bounded number of events) to a report or a run error, never
+// a panic. The corpus starts from the examples.
+func FuzzRun(f *testing.F) {
+	_ = filepath.WalkDir("../examples", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == "instances" {
+			return filepath.SkipDir
+		}
+		if err == nil && strings.HasSuffix(p, ".sq") {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+		return nil
+	})
+	read := func(path string) ([]byte, error) { return fs.ReadFile(lib.FS, filepath.Base(path)) }
+	f.Fuzz(func(t *testing.T, src []byte) {
+		prog, err := lang.LoadSource("fuzz/a/b.sq", src, lang.Options{Lib: lib.FS, ReadFile: read})
+		if err != nil {
+			return
+		}
+		sim, err := interp.New(prog, interp.Options{Horizon: 20, Warmup: 2, Seed: 1})
+		if err != nil {
+			return
+		}
+		for n := 0; n < 20000 && sim.Step(); n++ {
+		}
+		_ = sim.Report()
+	})
+}
