@@ -148,7 +148,7 @@ func (s *Sim) member(r *model.Ref, ss *session, isStage bool) (int, bool) {
 	if r.Index == nil {
 		return f.First, true
 	}
-	if r.Index.Op == model.ENum && r.Index.Num >= 0 && int(r.Index.Num) < f.Count {
+	if r.Index.Op == model.ENum && r.Index.Num >= 0 && r.Index.Num < float64(f.Count) && r.Index.Num == math.Floor(r.Index.Num) {
 		return f.First + int(r.Index.Num), true
 	}
 	x := s.eval(r.Index, ss)

@@ -618,5 +618,14 @@ func (l *lowerer) claim(c *ClaimItem) {
 	es := *sc
 	es.atEnd = c.AtEnd
 	cl.Expr, _ = l.expr(c.Expr, &es)
+	// Only `given` reads a session's attributes: the claim itself is read
+	// at an iteration or at the end, where there is no session.
+	cl.Expr.Walk(func(e *model.Expr) bool {
+		if e.Op == model.EAttr {
+			l.errorf(c.Expr.Pos, "claim `%s` reads `%s`, an attribute: a claim reads the deployment and the observations; only its `given` reads a session's attributes", c.Name, e.Name)
+			return false
+		}
+		return true
+	})
 	l.prog.Claims = append(l.prog.Claims, cl)
 }

@@ -11,6 +11,10 @@
 //	                [--set name=expr]... [--def name=expr]... [-- --name value ...]
 //	serq --version
 //
+// FILE is program text (.sq), or IR JSON (.json) as `serq ir` prints it,
+// whose inputs are bound already: it takes no --set, --def or program
+// arguments.
+//
 // Exit status: 0 on success; 1 when the program does not load or cannot
 // run; 2 on a usage error (unknown command or option, a missing or invalid
 // value, a bad --set, --def or program argument). Usage errors print
@@ -91,7 +95,7 @@ type env struct {
 
 // loadFlags are the flags and argument of every command that loads a program.
 type loadFlags struct {
-	File string   `arg:"" name:"FILE" help:"Program text (.sq)."`
+	File string   `arg:"" name:"FILE" help:"Program text (.sq), or IR JSON (.json) as serq ir prints it."`
 	Set  []string `name:"set" sep:"none" placeholder:"name=expr" help:"Bind an args.number input to a constant expression (repeatable; the last value for a name wins)."`
 	Def  []string `name:"def" sep:"none" placeholder:"name=expr" help:"Replace the body of an expression def (repeatable; the last value for a name wins)."`
 	// Instance is expanded into --set and setting flags before parsing
@@ -521,8 +525,13 @@ func parseCount(v string) (uint64, error) {
 	return strconv.ParseUint(strings.TrimPrefix(v, "+"), 10, 64)
 }
 
-// load validates the overrides and the program arguments, then loads FILE.
+// load validates the overrides and the program arguments, then loads FILE:
+// program text, or IR JSON when its extension is .json.
 func (c *loadFlags) load(e *env) (*model.Program, error) {
+	isIR := filepath.Ext(c.File) == ".json"
+	if isIR && (len(c.Set) > 0 || len(c.Def) > 0 || len(e.progArgs) > 0) {
+		return nil, &loadError{file: c.File, err: errIRBound}
+	}
 	opts := lang.Options{Lib: lib.FS}
 	var err error
 	if opts.Sets, err = overrides("--set", c.Set, "use --set name=expr with an input declared by args.number"); err != nil {
@@ -545,6 +554,9 @@ func (c *loadFlags) load(e *env) (*model.Program, error) {
 		}
 		return nil, &loadError{file: c.File, err: fmt.Errorf("cannot read: %w", err)}
 	}
+	if isIR {
+		return readIR(c.File, src)
+	}
 	sources := map[string][]byte{c.File: src}
 	opts.ReadFile = func(p string) ([]byte, error) {
 		if b, ok := sources[p]; ok {
@@ -561,6 +573,24 @@ func (c *loadFlags) load(e *env) (*model.Program, error) {
 		return nil, &loadError{file: c.File, err: err, sources: sources}
 	}
 	return prog, nil
+}
+
+// errIRBound refuses inputs for an IR file: `serq ir` folded its
+// constants, bound its inputs and expanded its defs.
+var errIRBound = errors.New("an IR file has its inputs bound already: --set, --def and program arguments do not apply\n" +
+	"help: pass them when producing the IR (serq ir … --set …)")
+
+// readIR reads IR JSON as `serq ir` prints it and validates it, so that a
+// hand-edited or truncated file is an error and not a crash.
+func readIR(file string, src []byte) (*model.Program, error) {
+	var prog model.Program
+	if err := json.Unmarshal(src, &prog); err != nil {
+		return nil, &loadError{file: file, err: err}
+	}
+	if err := prog.Validate(); err != nil {
+		return nil, &loadError{file: file, err: err}
+	}
+	return &prog, nil
 }
 
 // overrides checks `--set`/`--def` values: name=expr, the name an
