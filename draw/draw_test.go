@@ -5,7 +5,7 @@ import (
 	"encoding/xml"
 	"flag"
 	"fmt"
-	"io/fs"
+	"github.com/serq/serq/internal/testutil"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,22 +25,7 @@ var update = flag.Bool("update", false, "rewrite the golden files and docs/*.svg
 // examples are the example programs, relative to this package.
 func examples(t *testing.T) []string {
 	t.Helper()
-	var files []string
-	err := filepath.WalkDir("../examples", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() && d.Name() == "instances" {
-			return filepath.SkipDir // instance files, not programs
-		}
-		if err == nil && strings.HasSuffix(p, ".sq") {
-			files = append(files, p)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) < 9 {
-		t.Fatalf("found %d example programs, want at least 9", len(files))
-	}
+	files := testutil.Examples(t, "../examples")
 	return files
 }
 

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"github.com/serq/serq/internal/testutil"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,19 +13,7 @@ import (
 
 // TestExamplesCheck loads every example program and every library file.
 func TestExamplesCheck(t *testing.T) {
-	var files []string
-	err := filepath.WalkDir("../examples", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".sq") && !strings.Contains(p, "/instances/") {
-			files = append(files, p)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) < 5 {
-		t.Fatalf("found %d example programs, want at least 5", len(files))
-	}
+	files := testutil.Examples(t, "../examples")
 	for _, f := range files {
 		if _, err := Load(f, Options{Lib: lib.FS}); err != nil {
 			t.Errorf("Load(%s):\n%v", f, err)

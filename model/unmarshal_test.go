@@ -3,11 +3,9 @@ package model_test
 import (
 	"bytes"
 	"encoding/json"
-	"io/fs"
+	"github.com/serq/serq/internal/testutil"
 	"math"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/serq/serq/lang"
@@ -93,22 +91,7 @@ func reread(t *testing.T, p *model.Program) *model.Program {
 // exampleFiles are the example programs, instances aside.
 func exampleFiles(t *testing.T) []string {
 	t.Helper()
-	var files []string
-	err := filepath.WalkDir("../examples", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() && d.Name() == "instances" {
-			return filepath.SkipDir
-		}
-		if err == nil && strings.HasSuffix(p, ".sq") {
-			files = append(files, p)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no examples")
-	}
+	files := testutil.Examples(t, "../examples")
 	return files
 }
 

@@ -2,7 +2,7 @@ package main
 
 import (
 	"flag"
-	"io/fs"
+	"github.com/serq/serq/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,22 +16,7 @@ var update = flag.Bool("update", false, "rewrite the golden reports in testdata/
 // behaviour anywhere shows up as a diff of numbers (go test ./cmd/serq
 // -update refreshes the goldens after an intended change).
 func TestExampleReports(t *testing.T) {
-	var files []string
-	err := filepath.WalkDir("../../examples", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() && d.Name() == "instances" {
-			return filepath.SkipDir
-		}
-		if err == nil && strings.HasSuffix(p, ".sq") {
-			files = append(files, p)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) < 9 {
-		t.Fatalf("found %d examples, want at least 9", len(files))
-	}
+	files := testutil.Examples(t, "../../examples")
 	for _, f := range files {
 		rel, _ := filepath.Rel("../../examples", f)
 		name := strings.ReplaceAll(strings.TrimSuffix(rel, ".sq"), string(filepath.Separator), "_")

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"io/fs"
+	"github.com/serq/serq/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,22 +22,7 @@ func irOf(t *testing.T, f string, args ...string) string {
 // line and the figure are those of the source, and `serq ir` of the IR
 // prints it again unchanged.
 func TestIRExamples(t *testing.T) {
-	var files []string
-	err := filepath.WalkDir("../../examples", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() && d.Name() == "instances" {
-			return filepath.SkipDir
-		}
-		if err == nil && strings.HasSuffix(p, ".sq") {
-			files = append(files, p)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) < 9 {
-		t.Fatalf("found %d examples, want at least 9", len(files))
-	}
+	files := testutil.Examples(t, "../../examples")
 	for _, f := range files {
 		rel, _ := filepath.Rel("../../examples", f)
 		t.Run(strings.TrimSuffix(rel, ".sq"), func(t *testing.T) {
