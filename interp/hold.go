@@ -134,7 +134,7 @@ func (s *Sim) fits(h *holdInst) bool {
 // other than skip (`reserve held`).
 func (s *Sim) outstanding(pl *pool, skip *holdInst) float64 {
 	sum := 0.0
-	for _, ss := range s.live {
+	for _, ss := range s.allThreads() {
 		for _, h := range ss.holds {
 			if h == skip {
 				continue
@@ -544,7 +544,7 @@ func (s *Sim) growCore(ss *session, e *engine) growResult {
 	target := pl.roundUp(hp.alloc + d)
 	need := target - hp.alloc
 	for {
-		if pl.used+need <= pl.cap+1e-9 {
+		if s.growFits(pl, h, need) {
 			s.evict(pl, need)
 			pl.used += need
 			hp.alloc = target
@@ -569,6 +569,16 @@ func (s *Sim) growCore(ss *session, e *engine) growResult {
 	}
 }
 
+// growFits reports whether hold h may grow by need units of pl now: under
+// `reserve held` the other holds' unallocated reservations count too.
+func (s *Sim) growFits(pl *pool, h *holdInst, need float64) bool {
+	others := 0.0
+	if pl.m.ReserveHeld {
+		others = s.outstanding(pl, h)
+	}
+	return pl.used+need+others <= pl.cap+1e-9
+}
+
 // retryGrowers lets stalled growers of a pool grow, in stall order.
 func (s *Sim) retryGrowers(pl *pool) bool {
 	progressed := false
@@ -580,8 +590,7 @@ func (s *Sim) retryGrowers(pl *pool) bool {
 			continue
 		}
 		hp := &h.pools[i]
-		need := pl.roundUp(hp.alloc+g.growBy) - hp.alloc
-		if pl.used+need > pl.cap+1e-9 {
+		if !s.growFits(pl, h, pl.roundUp(hp.alloc+g.growBy)-hp.alloc) {
 			break
 		}
 		pl.growers = pl.growers[1:]
