@@ -247,7 +247,11 @@ func (s *Sim) attempt(e *engine) {
 		return
 	}
 	if len(e.assign) == 0 && e.preempted == 0 {
-		copy(e.regs, e.regBackup)
+		// No iteration. Register sets are undone unless the attempt
+		// admitted someone (engine.md §4.3).
+		if e.admitted == 0 {
+			copy(e.regs, e.regBackup)
+		}
 		e.idle = len(e.res) > 0 || s.engineHasWaiters(e)
 		return
 	}
@@ -449,8 +453,14 @@ func (s *Sim) serve(e *engine, r *session, only *model.Expr) {
 		}
 	}
 	tok := math.Min(want, e.left)
-	if g := float64(e.m.Granule); g > 0 && j.mode == model.ModePrefill && tok < j.rem && !math.IsInf(g, 1) {
-		tok = math.Floor(tok/g) * g
+	if g := float64(e.m.Granule); g > 0 && j.mode == model.ModePrefill && tok < j.rem {
+		// all it has left, or a multiple of g; under `granule inf` a whole
+		// prefill or nothing
+		if math.IsInf(g, 1) {
+			tok = 0
+		} else {
+			tok = math.Floor(tok/g) * g
+		}
 	}
 	if tok <= 0 {
 		return

@@ -24,7 +24,10 @@ func (s *Sim) hold(ss *session, st *model.Stmt) bool {
 		h.lastPos = ss.resumeHold.lastPos
 		h.resume = true
 	}
-	resumeHead := ss.resumeHold != nil && !s.pools[h.pools[0].pool].m.RequeueTail
+	// A preempted hold re-enters at its queue's head unless the pool that
+	// preempted it says `requeue tail`: then it is a newcomer.
+	resumeHead := ss.resumeHold != nil && !ss.resumeHold.requeueTail
+	h.front = resumeHead
 	ss.resumeHold = nil
 	// A request that can never fit is rejected when it joins, if its
 	// demand reads only attributes and numbers.
@@ -259,7 +262,7 @@ func (s *Sim) admitSettle() bool {
 // under `queue by` (a resumed hold at the head goes first).
 func (s *Sim) selectHead(pl *pool) *holdInst {
 	keys := pl.m.QueueKeys
-	if keys == nil || pl.queue[0].resume {
+	if keys == nil || pl.queue[0].front {
 		return pl.queue[0]
 	}
 	var best *holdInst
@@ -614,6 +617,7 @@ func (s *Sim) retryGrowers(pl *pool) bool {
 // last.
 func (s *Sim) victim(pl *pool, grower *session) *session {
 	var best *session
+	var bestSeq uint64 // the best candidate's hold's admission
 	var bestK, cur [8]float64
 	keys := pl.m.PreemptKeys
 	n := min(len(keys), len(cur))
@@ -637,13 +641,13 @@ func (s *Sim) victim(pl *pool, grower *session) *session {
 			for k := 0; k < n; k++ {
 				cur[k] = s.eval(keys[k], ss)
 			}
-			if best == nil || keysLess(cur[:n], bestK[:n]) || (!keysLess(bestK[:n], cur[:n]) && h.admSeq > best.admSeq) {
-				best, bestK = ss, cur
+			if best == nil || keysLess(cur[:n], bestK[:n]) || (!keysLess(bestK[:n], cur[:n]) && h.admSeq > bestSeq) {
+				best, bestK, bestSeq = ss, cur, h.admSeq
 			}
 			continue
 		}
-		if best == nil || h.admSeq > best.admSeq {
-			best = ss
+		if best == nil || h.admSeq > bestSeq {
+			best, bestSeq = ss, h.admSeq
 		}
 	}
 	return best
@@ -686,7 +690,7 @@ func (s *Sim) preempt(v *session, pl *pool) {
 	// re-execute the hold statement
 	v.frames = v.frames[:target.depth]
 	v.top().pc = target.retPC
-	v.resumeHold = &holdInst{st: target.st, lastPos: pos}
+	v.resumeHold = &holdInst{st: target.st, lastPos: pos, requeueTail: pl.m.RequeueTail}
 	v.preempted = true
 	s.makeReady(v)
 }

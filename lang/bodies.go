@@ -299,6 +299,9 @@ func (l *lowerer) engineBody(e *engineDecl) {
 		if sched != nil {
 			l.schedule(e, sched, &eng, sc, m == 0)
 		}
+		if gran != nil && m == 0 {
+			l.granuleFitsCap(gran, eng.Chunk)
+		}
 		if exec != nil {
 			c := *sc
 			c.mom = momEngCost
@@ -628,4 +631,33 @@ func (l *lowerer) claim(c *ClaimItem) {
 		return true
 	})
 	l.prog.Claims = append(l.prog.Claims, cl)
+}
+
+// granuleFitsCap refuses a granule above a constant per-run cap, or above
+// the constant k of a cap `max(k, e)`: every chunk would round to 0 and
+// the prefill would wait for ever. `granule inf` exceeds any such cap.
+func (l *lowerer) granuleFitsCap(gran *GranuleItem, chunk *model.Expr) {
+	x, isConst := l.constValueQuiet(gran.Granule)
+	if !isConst || chunk == nil {
+		return
+	}
+	limit, ok := chunk.IsConst()
+	if !ok && chunk.Op == model.EFunc && chunk.Fn == model.FMax {
+		for _, a := range chunk.Args {
+			if k, isK := a.IsConst(); isK {
+				limit, ok = k, true
+			}
+		}
+	}
+	if ok && x > limit {
+		l.errorf(gran.Granule.Pos, "`granule %s` exceeds the per-run cap %s: every chunk would round to 0", fmtNum(x), fmtNum(limit))
+	}
+}
+
+// constValueQuiet evaluates a constant expression without reporting.
+func (l *lowerer) constValueQuiet(e *Expr) (float64, bool) {
+	saved := len(l.errs)
+	v, _ := l.expr(e, &scope{l: l, mom: momConst})
+	l.errs = l.errs[:saved]
+	return v.IsConst()
 }
