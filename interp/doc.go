@@ -28,6 +28,20 @@
 // the ready queue. A `turn;` pushes the server block as a frame; its exit
 // completes the turn.
 //
+// # Pools and engines
+//
+// A hold waits in the queue of its first pool; pools admitted at settle
+// time admit as soon as the head fits (a release admits at once), pools
+// an engine admits wait for its iterations (pool.go, hold.go). An engine
+// is a step stage: each iteration serves its residents in order, growing
+// their memory block by block and preempting the last admitted when a
+// block cannot be had, then admits from its pools in declaration order,
+// and lasts what its `execute` says; the tokens are applied when it ends
+// (engine.go, spec/engine.md §8). Fork legs are sessions with a parent:
+// their own frames, stream and holds, the session's cache, and their
+// leases pass to the session when they end (session.go). Claims are read
+// at engine iterations and at the end (claims.go).
+//
 // # Randomness
 //
 // The seed fixes independent streams (math/rand/v2 PCG): the arrival
