@@ -105,6 +105,7 @@ type Sim struct {
 	budgetOverride float64
 	budgetEngine   *engine
 	tracer         func(TraceEvent)
+	stmtPos        model.Pos // the statement being executed, for run errors that have no other position
 	traceData      *traceData
 	poolVer        uint64 // bumped by every change of a pool's state
 	gaugeVer       uint64 // poolVer at the last gauge reading
@@ -307,6 +308,9 @@ func (s *Sim) fail(ss *session, pos model.Pos, format string, args ...any) {
 	serial := int64(-1)
 	if ss != nil {
 		serial = int64(ss.serial)
+		if pos.Line == 0 {
+			pos = s.stmtPos
+		}
 	}
 	s.err = &RunError{Pos: pos, Time: s.now, Session: serial, Msg: fmt.Sprintf(format, args...)}
 }

@@ -336,3 +336,17 @@ func TestInstance(t *testing.T) {
 		t.Errorf("a bad instance = %d, %q, %q", code, out, errs)
 	}
 }
+
+// TestRunErrorSnippet: a run error at a statement is shown like a static
+// one, with the simulated time and the session, exit 1, nothing on stdout.
+func TestRunErrorSnippet(t *testing.T) {
+	src := "fn main() {\n  stage s : delay;\n  workload { arrive batch(1); init { set x = 0.5; } }\n  server { branch (x) { run s (cost(s, 1)); } }\n}\n"
+	f := writeProgram(t, "g.sq", src)
+	code, out, errs := serq(t, "run", f, "--horizon", "10")
+	want := f + ":4:12: at t=0: session 0: the guard of `branch` is 0.5, not 0 or 1\n" +
+		" |   server { branch (x) { run s (cost(s, 1)); } }\n" +
+		" |            ^\n"
+	if code != 1 || out != "" || errs != want {
+		t.Errorf("serq run = %d, %q, %q; want 1, \"\", %q", code, out, errs, want)
+	}
+}

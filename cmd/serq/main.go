@@ -691,10 +691,19 @@ func numberExpr(x float64) string { return model.FormatNum(x) }
 func renderLoadError(w io.Writer, e *loadError) {
 	var list lang.ErrorList
 	var one *lang.Error
+	var rerr *interp.RunError
 	switch {
 	case errors.As(e.err, &list):
 	case errors.As(e.err, &one):
 		list = lang.ErrorList{one}
+	case errors.As(e.err, &rerr) && rerr.Pos.Line > 0:
+		// A run error at a statement: shown like a static error, with the
+		// simulated time and the session in the message.
+		msg := fmt.Sprintf("at t=%s:", strconv.FormatFloat(rerr.Time, 'g', 6, 64))
+		if rerr.Session >= 0 {
+			msg += fmt.Sprintf(" session %d:", rerr.Session)
+		}
+		list = lang.ErrorList{{Pos: rerr.Pos, Msg: msg + " " + rerr.Msg}}
 	default:
 		fmt.Fprintf(w, "%s: %v\n", e.file, e.err)
 		return
