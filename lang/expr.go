@@ -110,8 +110,9 @@ type binding struct {
 	sc    *scope
 	reads int
 	pos   lexer.Position
-	body  bool // an admission binding the hold's body reads: an attribute
-	slot  int
+	body  bool   // an admission binding: an attribute once the hold's body reads it
+	attr  string // the attribute's name
+	slot  int    // its slot, once read
 	used  bool
 }
 
@@ -971,7 +972,9 @@ func (l *lowerer) ident(n *Name, sc *scope) (*model.Expr, typ) {
 		b.reads++
 		switch {
 		case b.body:
-			b.used = true
+			if !b.used {
+				b.used, b.slot = true, l.bindingAttr(b.attr)
+			}
 			return &model.Expr{Op: model.EAttr, Slot: b.slot, Name: name}, nil
 		case b.ast != nil:
 			return l.expr(b.ast, b.sc)

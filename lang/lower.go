@@ -64,6 +64,7 @@ type lowerer struct {
 
 	toolFam          int
 	leasedFams       map[int]bool
+	bindingAttrs     map[int]bool // attributes made from admission bindings
 	serverProgresses bool
 	aggTerms         int
 	forkPos          *lexer.Position // the first `fork`, nil if none

@@ -245,7 +245,7 @@ func TestSeedCheckSummary(t *testing.T) {
 	p := loadSeed(t)
 	got := strconv.Itoa(len(p.Pools)) + " pools, " + strconv.Itoa(len(p.Stages)) + " stages, " +
 		strconv.Itoa(len(p.Attrs)) + " attributes, " + strconv.Itoa(p.Blocks) + " blocks"
-	if want := "8 pools, 11 stages, 23 attributes, 17 blocks"; got != want {
+	if want := "8 pools, 11 stages, 21 attributes, 17 blocks"; got != want {
 		t.Errorf("seed: %s, want %s", got, want)
 	}
 }

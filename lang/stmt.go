@@ -413,8 +413,15 @@ func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
 	}
 	var binds []bnd
 	for _, b := range s.Bindings {
-		if reservedNames[b.Name] || hs.vars.lookup(b.Name) != nil {
+		_, isConst := l.consts[b.Name]
+		slot, isAttr := l.attrs[attrName(sc, b.Name)]
+		switch {
+		case reservedNames[b.Name] || hs.vars.lookup(b.Name) != nil:
 			l.errorf(b.Pos, "`%s` cannot name an admission binding: it must be a fresh name", b.Name)
+		case isConst:
+			l.errorf(b.Pos, "`%s` is a constant: an admission binding takes a fresh name", b.Name)
+		case isAttr && !l.bindingAttrs[slot]:
+			l.errorf(b.Pos, "`%s` is an attribute already: an admission binding takes a fresh name", b.Name)
 		}
 		v, t := l.expr(b.Value, hs)
 		bb := &binding{val: v, typ: t, pos: b.Pos}
@@ -497,7 +504,7 @@ func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
 	bs.noCache = s.Cache == nil
 	var bodyBinds []*binding
 	for _, b := range binds {
-		bb := &binding{body: true, slot: l.attr(attrName(sc, b.name)), pos: b.b.pos}
+		bb := &binding{body: true, attr: attrName(sc, b.name), pos: b.b.pos}
 		bs.bind(b.name, bb)
 		bodyBinds = append(bodyBinds, bb)
 	}
@@ -1167,4 +1174,18 @@ func (l *lowerer) stmtProgresses(s *model.Stmt) bool {
 		return l.progresses(s.Body)
 	}
 	return false
+}
+
+// bindingAttr is the attribute an admission binding the body reads
+// becomes; such attributes may be bound again by another hold.
+func (l *lowerer) bindingAttr(name string) int {
+	if l.bindingAttrs == nil {
+		l.bindingAttrs = map[int]bool{}
+	}
+	_, existed := l.attrs[name]
+	slot := l.attr(name)
+	if !existed {
+		l.bindingAttrs[slot] = true
+	}
+	return slot
 }
