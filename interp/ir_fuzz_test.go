@@ -83,6 +83,9 @@ func runIR(data []byte) {
 	}
 	_ = sim.Snapshot()
 	_ = sim.Report()
+	if err := sim.Err(); err != nil && strings.Contains(err.Error(), "internal error") {
+		panic(err) // the interpreter's recover must not hide a broken invariant from the fuzzer
+	}
 }
 
 // FuzzIR feeds arbitrary bytes to runIR, starting from the seeds' JSON.

@@ -40,5 +40,8 @@ func FuzzRun(f *testing.F) {
 		for n := 0; n < 20000 && sim.Step(); n++ {
 		}
 		_ = sim.Report()
+		if err := sim.Err(); err != nil && strings.Contains(err.Error(), "internal error") {
+			t.Fatal(err) // the interpreter's recover must not hide a broken invariant
+		}
 	})
 }

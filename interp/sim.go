@@ -245,6 +245,14 @@ func (s *Sim) Step() bool {
 	if s.Done() {
 		return false
 	}
+	// The one recover of the interpreter: a broken invariant becomes an
+	// internal error naming the statement being run, never a crash of the
+	// program driving the simulation.
+	defer func() {
+		if r := recover(); r != nil {
+			s.err = &RunError{Pos: s.stmtPos, Time: s.now, Session: -1, Msg: fmt.Sprintf("internal error: %v", r)}
+		}
+	}()
 	if len(s.cal) == 0 && s.deadlock() {
 		return false
 	}
