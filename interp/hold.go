@@ -775,17 +775,12 @@ func (s *Sim) cancelJob(ss *session) {
 		s.engineCancel(stg, ss)
 	case stg.kind == model.PS:
 		s.psAdvance(stg)
-		s.heapRemove(stg, ss)
+		stg.heapDelete(ss.job.hidx)
 		stg.present--
 		stg.dirty = true
 	default:
 		if j.hidx >= 0 && j.hidx < len(stg.svc) && stg.svc[j.hidx] == ss {
-			last := len(stg.svc) - 1
-			moved := stg.svc[last]
-			stg.svc[j.hidx] = moved
-			moved.job.hidx = j.hidx
-			stg.svc[last] = nil
-			stg.svc = stg.svc[:last]
+			stg.dropService(ss)
 		} else {
 			for k := stg.whead; k < len(stg.waiting); k++ {
 				if stg.waiting[k] == ss {
@@ -796,17 +791,9 @@ func (s *Sim) cancelJob(ss *session) {
 			}
 		}
 		stg.present--
-		if stg.kind == model.FIFO && len(stg.svc) < stg.servers && stg.whead < len(stg.waiting) {
-			next := stg.waiting[stg.whead]
-			stg.waiting[stg.whead] = nil
-			stg.whead++
-			stg.qwork -= next.job.work
-			s.fifoStart(stg, next)
-		}
+		s.fifoNext(stg)
 	}
 	s.stageChanged(stg)
 	j.stage = -1
 	ss.gen++
 }
-
-func (s *Sim) heapRemove(stg *stage, ss *session) { stg.heapDelete(ss.job.hidx) }

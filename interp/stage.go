@@ -167,28 +167,40 @@ func (s *Sim) fifoStart(stg *stage, ss *session) {
 func (s *Sim) jobDone(ss *session) {
 	j := &ss.job
 	stg := &s.stages[j.stage]
-	// remove from the in-service list
+	stg.dropService(ss)
+	stg.present--
+	s.completed(stg, ss)
+	s.fifoNext(stg)
+	s.stageChanged(stg)
+	j.stage = -1
+	s.makeReady(ss)
+}
+
+// dropService takes a job out of a fifo or delay stage's in-service list
+// (swap with the last, O(1)).
+func (stg *stage) dropService(ss *session) {
+	j := &ss.job
 	last := len(stg.svc) - 1
 	moved := stg.svc[last]
 	stg.svc[j.hidx] = moved
 	moved.job.hidx = j.hidx
 	stg.svc[last] = nil
 	stg.svc = stg.svc[:last]
-	stg.present--
-	s.completed(stg, ss)
-	if stg.kind == model.FIFO && stg.whead < len(stg.waiting) {
-		next := stg.waiting[stg.whead]
-		stg.waiting[stg.whead] = nil
-		stg.whead++
-		if stg.whead == len(stg.waiting) {
-			stg.waiting, stg.whead = stg.waiting[:0], 0
-		}
-		stg.qwork -= next.job.work
-		s.fifoStart(stg, next)
+}
+
+// fifoNext starts the next waiting job of a fifo stage with a free server.
+func (s *Sim) fifoNext(stg *stage) {
+	if stg.kind != model.FIFO || len(stg.svc) >= stg.servers || stg.whead >= len(stg.waiting) {
+		return
 	}
-	s.stageChanged(stg)
-	j.stage = -1
-	s.makeReady(ss)
+	next := stg.waiting[stg.whead]
+	stg.waiting[stg.whead] = nil
+	stg.whead++
+	if stg.whead == len(stg.waiting) {
+		stg.waiting, stg.whead = stg.waiting[:0], 0
+	}
+	stg.qwork -= next.job.work
+	s.fifoStart(stg, next)
 }
 
 func (s *Sim) completed(stg *stage, ss *session) {
