@@ -24,11 +24,10 @@ package interp_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
+	"github.com/serq/serq/internal/testutil"
 	"maps"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -584,54 +583,8 @@ func TestMaxMinExamples(t *testing.T) {
 
 // ------------------------------------------------------- determinism ----
 
-// jsonable turns v into plain maps, slices and numbers that encoding/json
-// writes without error: non-finite floats become the strings "NaN",
-// "+Inf", "-Inf" (so they still compare), pointers their target or null.
-func jsonable(v reflect.Value) any {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if v.IsNil() {
-			return nil
-		}
-		return jsonable(v.Elem())
-	case reflect.Struct:
-		m := make(map[string]any, v.NumField())
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				m[v.Type().Field(i).Name] = jsonable(v.Field(i))
-			}
-		}
-		return m
-	case reflect.Slice, reflect.Array:
-		s := make([]any, v.Len())
-		for i := range s {
-			s[i] = jsonable(v.Index(i))
-		}
-		return s
-	case reflect.Float32, reflect.Float64:
-		f := v.Float()
-		switch {
-		case math.IsNaN(f):
-			return "NaN"
-		case math.IsInf(f, 1):
-			return "+Inf"
-		case math.IsInf(f, -1):
-			return "-Inf"
-		}
-		return f
-	}
-	return v.Interface()
-}
-
 // reportJSON encodes the whole report, per-sample data included.
-func reportJSON(t testing.TB, r *interp.Report) []byte {
-	t.Helper()
-	b, err := json.Marshal(jsonable(reflect.ValueOf(r)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func reportJSON(t testing.TB, r *interp.Report) []byte { return testutil.JSON(t, r) }
 
 // TestDeterminism runs the same program, seed and arguments twice, in
 // fresh loads, and wants byte-identical JSON of the whole report (samples

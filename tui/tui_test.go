@@ -2,8 +2,7 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+	"github.com/serq/serq/internal/testutil"
 	"math"
 	"os"
 	"reflect"
@@ -443,59 +442,15 @@ func TestSameReportAsRun(t *testing.T) {
 	}
 }
 
-// sameJSON compares two values by their JSON encoding, with the
-// non-finite floats that encoding/json refuses written as strings.
+// sameJSON compares two values by their JSON encoding.
 func sameJSON(t *testing.T, a, b any) bool {
 	t.Helper()
-	ja, err := json.Marshal(finite(reflect.ValueOf(a)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	jb, err := json.Marshal(finite(reflect.ValueOf(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ja, jb := testutil.JSON(t, a), testutil.JSON(t, b)
 	if string(ja) != string(jb) {
 		t.Logf("got  %.2000s\nwant %.2000s", ja, jb)
 		return false
 	}
 	return true
-}
-
-// finite copies v into maps, slices and scalars, with NaN and ±Inf as
-// strings.
-func finite(v reflect.Value) any {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if v.IsNil() {
-			return nil
-		}
-		if e, ok := v.Interface().(error); ok {
-			return e.Error()
-		}
-		return finite(v.Elem())
-	case reflect.Struct:
-		out := map[string]any{}
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				out[v.Type().Field(i).Name] = finite(v.Field(i))
-			}
-		}
-		return out
-	case reflect.Slice, reflect.Array:
-		out := make([]any, v.Len())
-		for i := range out {
-			out[i] = finite(v.Index(i))
-		}
-		return out
-	case reflect.Float32, reflect.Float64:
-		f := v.Float()
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Sprint(f)
-		}
-		return f
-	}
-	return v.Interface()
 }
 
 // load loads a program from source for the state tests.
