@@ -13,27 +13,7 @@ import (
 // 2 s0 decodes 1 and s1 is admitted with the 4 left: its prefill of 2 ends
 // at 3. Both then decode one token per iteration: s0's last at 5, s1's at 6.
 func TestEngineOnlyPassesOverToALaterStatement(t *testing.T) {
-	src := mainProgram(`
-  device gpu { kv cap 1000; }
-  engine E on gpu {
-    tokens cap 5;
-    schedule { advance running only (decoding == 1); advance running; admit waiting; }
-    execute (1);
-  }
-  pool kv on E.gpu { }
-  stage gate : delay;
-  workload { arrive batch(2); }
-  server {
-    run gate (cost(gate, serial * 0.5));
-    set p = serial == 0 ? 10 : 2;
-    hold kv (cost(kv, p + 3)) {
-      run E prefill (cost(E, p));
-      observe first = now;
-      run E decode (cost(E, 3));
-      observe last = now;
-    }
-  }`)
-	got := observations(t, src, 100)
+	got := twoRequests(t, 5, "advance running only (decoding == 1); advance running; admit waiting;", 10, 2)
 	if want := []float64{2, 3}; !reflect.DeepEqual(got["first"], want) {
 		t.Errorf("first = %v, want %v", got["first"], want)
 	}
