@@ -123,7 +123,13 @@ func (s *Sim) engineRun(ss *session, st *model.Stmt, stg *stage, work float64) b
 		j.growing = p
 	}
 	e.res = append(e.res, ss)
-	s.trace(ss, "joined "+map[model.RunMode]string{model.ModePrefill: "prefill", model.ModeDecode: "decode"}[st.Mode]+" on", stg.m.Label, work)
+	if s.tracer != nil { // the label is built only for a tracer: this is the hot path
+		what := "joined decode on"
+		if st.Mode == model.ModePrefill {
+			what = "joined prefill on"
+		}
+		s.trace(ss, what, stg.m.Label, work)
+	}
 	stg.present++
 	stg.joins++
 	stg.num.Set(s.now, float64(stg.present))
