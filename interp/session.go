@@ -49,7 +49,8 @@ type session struct {
 	parent  *session // a leg's session
 	legs    int      // legs running
 	joining bool     // waiting at a join
-	legNo   uint64
+	legNo   uint64 // legs forked so far (the counter of the leg streams)
+	legID   uint64 // a leg's number among its session's legs, from 1
 
 	turnStart float64
 	inTurn    bool
@@ -135,7 +136,7 @@ func (s *Sim) runInline(ss *session, b *model.Block, st *stream) {
 
 func (s *Sim) observe(ss *session, slot int, v float64) {
 	if s.keepObs[slot] {
-		s.claimObs[slot] = append(s.claimObs[slot], v)
+		s.claimObs[slot].add(v)
 	}
 	if !s.warm {
 		return
@@ -451,6 +452,7 @@ func (s *Sim) fork(ss *session, st *model.Stmt) {
 	leg.serial = ss.serial
 	ss.legNo++
 	leg.stream.seed(s.opt.Seed, kindLeg, ss.serial, ss.legNo)
+	leg.legID = ss.legNo
 	leg.frames = append(leg.frames, frame{b: st.Body, kind: fRoot})
 	ss.legs++
 	s.legsLive = append(s.legsLive, leg)

@@ -111,7 +111,7 @@ type Sim struct {
 	gaugeVer       uint64 // poolVer at the last gauge reading
 	gaugePoolOnly  []bool
 	claims         []claimState
-	claimObs       [][]float64 // every sample (warm-up included) of the observes claims aggregate
+	claimObs       []chunkLog[float64] // every sample (warm-up included) of the observes claims aggregate
 	keepObs        []bool
 	admSeq         uint64
 	zero           *session

@@ -243,12 +243,15 @@ func joinLabels(ls []string) string {
 
 // TraceEvent is one thing that happened, for an event log.
 type TraceEvent struct {
+	Event   uint64 // the number of the event it happened in (Sim.Events then); 0 before the first
 	Time    float64
 	Session uint64
+	Leg     uint64 // the fork leg's number, 0 for the session itself
 	Turn    int
 	What    string // arrived, admitted, leased, released, preempted, ended, started, finished, rejected
 	Where   string // pool or stage label
 	Amount  float64
+	Detail  string // more words, e.g. a route's choice and its keys; "" if none
 }
 
 func (e TraceEvent) String() string {
@@ -258,6 +261,9 @@ func (e TraceEvent) String() string {
 	}
 	if e.Amount != 0 {
 		s += fmt.Sprintf(", %.6g", e.Amount)
+	}
+	if e.Detail != "" {
+		s += " (" + e.Detail + ")"
 	}
 	return s
 }
@@ -270,11 +276,21 @@ func (s *Sim) trace(ss *session, what, where string, amount float64) {
 	if s.tracer == nil {
 		return
 	}
-	ev := TraceEvent{Time: s.now, What: what, Where: where, Amount: amount}
+	s.traceDetail(ss, what, where, amount, "")
+}
+
+func (s *Sim) traceDetail(ss *session, what, where string, amount float64, detail string) {
+	if s.tracer == nil {
+		return
+	}
+	ev := TraceEvent{Event: s.events, Time: s.now, What: what, Where: where, Amount: amount, Detail: detail}
 	if ss != nil {
 		root := rootOf(ss)
 		ev.Session = root.serial
 		ev.Turn = int(root.attrs[s.p.Builtin.TurnNo])
+		if ss.parent != nil {
+			ev.Leg = ss.legID
+		}
 	}
 	s.tracer(ev)
 }

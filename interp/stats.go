@@ -232,22 +232,15 @@ type Sample struct {
 // event at the warm-up instant that runs before it is not measured).
 // Its zero value is empty and ready to use.
 type ObserveStat struct {
-	w      Welford
-	chunks [][]Sample // fixed-size chunks: growing never copies samples
-	flat   []Sample   // Samples' flattened copy, while valid
+	w       Welford
+	samples chunkLog[Sample]
+	flat    []Sample // Samples' flattened copy, while valid
 }
-
-const statChunk = 4096
 
 // Add records one sample.
 func (o *ObserveStat) Add(t float64, session uint64, turn uint32, v float64) {
 	o.w.Add(v)
-	n := len(o.chunks)
-	if n == 0 || len(o.chunks[n-1]) == statChunk {
-		o.chunks = append(o.chunks, make([]Sample, 0, statChunk))
-		n++
-	}
-	o.chunks[n-1] = append(o.chunks[n-1], Sample{Time: t, Session: session, Turn: turn, Value: v})
+	o.samples.add(Sample{Time: t, Session: session, Turn: turn, Value: v})
 	o.flat = nil
 }
 
@@ -256,9 +249,8 @@ func (o *ObserveStat) Count() uint64 { return o.w.Count() }
 
 // Last is the latest sample's value, NaN without samples.
 func (o *ObserveStat) Last() float64 {
-	if n := len(o.chunks); n > 0 {
-		c := o.chunks[n-1]
-		return c[len(c)-1].Value
+	if last := o.samples.last(); last != nil {
+		return last.Value
 	}
 	return math.NaN()
 }
@@ -285,19 +277,16 @@ func (o *ObserveStat) P99() float64 { return Quantile(o.Values(), 0.99) }
 // Samples are the recorded samples in recording order. The slice is shared
 // until the next Add.
 func (o *ObserveStat) Samples() []Sample {
-	if o.flat == nil && len(o.chunks) > 0 {
-		o.flat = make([]Sample, 0, int(o.w.Count()))
-		for _, c := range o.chunks {
-			o.flat = append(o.flat, c...)
-		}
+	if o.flat == nil && o.samples.len() > 0 {
+		o.flat = o.samples.appendTo(make([]Sample, 0, o.samples.len()))
 	}
 	return o.flat
 }
 
 // Values is a fresh slice of the sample values in recording order.
 func (o *ObserveStat) Values() []float64 {
-	v := make([]float64, 0, int(o.w.Count()))
-	for _, c := range o.chunks {
+	v := make([]float64, 0, o.samples.len())
+	for _, c := range o.samples.chunks {
 		for _, s := range c {
 			v = append(v, s.Value)
 		}
@@ -385,7 +374,7 @@ type TimePoint struct {
 // average, its confidence interval and the extremes over [warmup, end]
 // are computed from them by [TimeAvg.Stats]. Its zero value has no points.
 type TimeAvg struct {
-	points []TimePoint
+	points chunkLog[TimePoint]
 }
 
 // Record reads the value v at time t (not before the previous reading).
@@ -395,13 +384,11 @@ type TimeAvg struct {
 // drops it when that brings back the value before it; a reading equal to
 // the last value adds nothing. Equality is bit for bit.
 func (g *TimeAvg) Record(t, v float64) {
-	n := len(g.points)
-	if n > 0 {
-		last := &g.points[n-1]
+	if last := g.points.last(); last != nil {
 		if last.Time == t {
 			last.Value = v
-			if n >= 2 && statSameFloat(g.points[n-2].Value, v) {
-				g.points = g.points[:n-1]
+			if prev := g.points.at(g.points.len() - 2); prev != nil && statSameFloat(prev.Value, v) {
+				g.points.pop()
 			}
 			return
 		}
@@ -409,23 +396,22 @@ func (g *TimeAvg) Record(t, v float64) {
 			return
 		}
 	}
-	g.points = append(g.points, TimePoint{Time: t, Value: v})
+	g.points.add(TimePoint{Time: t, Value: v})
 }
 
-// Points are the change points in time order. The slice is the
-// accumulator's own.
-func (g *TimeAvg) Points() []TimePoint { return g.points }
+// Points are the change points in time order, in a fresh slice.
+func (g *TimeAvg) Points() []TimePoint { return g.points.appendTo(nil) }
 
 // Stats are the statistics over [from, to] with 20 batch windows.
 func (g *TimeAvg) Stats(from, to float64) TimeStats {
-	return TimeStatsOf(g.points, from, to, CIBatches)
+	return TimeStatsOf(g.Points(), from, to, CIBatches)
 }
 
-// Row summarises the gauge over [warmup, end] for the report. The row
-// shares the point slice.
+// Row summarises the gauge over [warmup, end] for the report.
 func (g *TimeAvg) Row(name string, warmup, end float64) GaugeRow {
-	ts := g.Stats(warmup, end)
-	return GaugeRow{Name: name, Mean: ts.Mean, CI: ts.CI, Min: ts.Min, Max: ts.Max, Points: g.points}
+	pts := g.Points()
+	ts := TimeStatsOf(pts, warmup, end, CIBatches)
+	return GaugeRow{Name: name, Mean: ts.Mean, CI: ts.CI, Min: ts.Min, Max: ts.Max, Points: pts}
 }
 
 // TimeStats are the statistics of a piecewise-constant value over a span.
