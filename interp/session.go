@@ -49,8 +49,8 @@ type session struct {
 	parent  *session // a leg's session
 	legs    int      // legs running
 	joining bool     // waiting at a join
-	legNo   uint64 // legs forked so far (the counter of the leg streams)
-	legID   uint64 // a leg's number among its session's legs, from 1
+	legNo   uint64   // legs forked so far (the counter of the leg streams)
+	legID   uint64   // a leg's number among its session's legs, from 1
 
 	turnStart float64
 	inTurn    bool

@@ -36,17 +36,17 @@ func TestCompileQuery(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"~exp(1)":                      "<command>:1:1: a draw `~exp` in a debugger expression: a debugger expression watches the run, it does not draw",
-		"prompt":                       "<command>:1:1: `prompt` is an attribute: a debugger expression may not read it",
-		"usd(D[0].kv)":                 "<command>:1:1: undefined function `usd` (did you mean used?)",
-		"used(D[5].kv)":                "<command>:1:8: index 5 of `D` is out of range: it has 2 members",
-		"used(D.kv)":                   "<command>:1:6: `D` is a family of 2: write `D[i].kv`",
-		"1 +":                          "<command>:1:4: unexpected end of file",
-		"":                             "<command>:1:1: empty expression",
-		"  ":                           "<command>:1:1: empty expression",
+		"~exp(1)":                       "<command>:1:1: a draw `~exp` in a debugger expression: a debugger expression watches the run, it does not draw",
+		"prompt":                        "<command>:1:1: `prompt` is an attribute: a debugger expression may not read it",
+		"usd(D[0].kv)":                  "<command>:1:1: undefined function `usd` (did you mean used?)",
+		"used(D[5].kv)":                 "<command>:1:8: index 5 of `D` is out of range: it has 2 members",
+		"used(D.kv)":                    "<command>:1:6: `D` is a family of 2: write `D[i].kv`",
+		"1 +":                           "<command>:1:4: unexpected end of file",
+		"":                              "<command>:1:1: empty expression",
+		"  ":                            "<command>:1:1: empty expression",
 		"used(P[0].kv) + cost(P.kv, 3)": "<command>:1:15: `+` mixes a bare number and cost(P.kv): a cost and a bare number cannot mix",
-		"used(P[0].kv)\n":              "<command>:1:14: a debugger expression is one line",
-		"nonesuch > 1":                 "<command>:1:1: undefined: nonesuch",
+		"used(P[0].kv)\n":               "<command>:1:14: a debugger expression is one line",
+		"nonesuch > 1":                  "<command>:1:1: undefined: nonesuch",
 	}
 	for src, want := range bad {
 		_, err := lang.CompileQuery(p, src)
