@@ -482,3 +482,36 @@ func (s *Sim) Session(serial uint64) *SessionSnap {
 	}
 	return out
 }
+
+// choiceNotes keeps the keys of the first candidates of the `choose` being
+// evaluated, for the trace (only while a tracer listens).
+const choiceShown = 8
+
+func (s *Sim) noteChoice(j float64, keys []float64) {
+	if j == 0 {
+		s.choiceKeys = s.choiceKeys[:0]
+	}
+	if j < choiceShown {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s (", fmtNum(j))
+		for k, v := range keys {
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(fmtNum(v))
+		}
+		b.WriteString(")")
+		s.choiceKeys = append(s.choiceKeys, b.String())
+	}
+}
+
+// traceChoice traces a `choose`: the name it binds and the member chosen,
+// with every candidate's keys (the first few).
+func (s *Sim) traceChoice(ss *session, st *model.Stmt, best, n float64) {
+	detail := "keys " + strings.Join(s.choiceKeys, " · ")
+	if n > choiceShown {
+		detail += fmt.Sprintf(" · … %s more", fmtNum(n-choiceShown))
+	}
+	s.traceDetail(ss, "routed", s.p.Attrs[st.Slot].Name+" = "+fmtNum(best), best, detail)
+	s.choiceKeys = s.choiceKeys[:0]
+}

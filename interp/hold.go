@@ -1,7 +1,9 @@
 package interp
 
 import (
+	"fmt"
 	"math"
+	"slices"
 
 	"github.com/serq/serq/model"
 )
@@ -57,6 +59,9 @@ func (s *Sim) hold(ss *session, st *model.Stmt) bool {
 		first.queue[0] = h
 	} else {
 		first.queue = append(first.queue, h)
+	}
+	if len(first.queue) > 1 && s.tracer != nil {
+		s.traceDetail(ss, "queued at", first.m.Label, 0, fmt.Sprintf("behind %d", slices.Index(first.queue, h)))
 	}
 	s.poolChanged(first)
 	ss.state = sBlocked
@@ -337,6 +342,7 @@ func (s *Sim) releasePool(h *holdInst, i int, cacheL float64, hasCache bool) {
 	}
 	hp.released = true
 	pl := &s.pools[hp.pool]
+	s.trace(h.owner, "released", pl.m.Label, hp.alloc)
 	pl.used -= hp.alloc
 	if pl.used < 1e-9 {
 		pl.used = math.Max(0, pl.used)
@@ -345,7 +351,11 @@ func (s *Sim) releasePool(h *holdInst, i int, cacheL float64, hasCache bool) {
 		pl.holders--
 	}
 	if hasCache {
-		s.cacheAt(h.owner, pl, math.Min(cacheL, computedPos(h, i)))
+		n := math.Min(cacheL, computedPos(h, i))
+		s.cacheAt(h.owner, pl, n)
+		if n > 0 {
+			s.trace(h.owner, "cached at", pl.m.Label, pl.roundDown(n))
+		}
 	}
 	hp.alloc = 0
 	s.poolChanged(pl)
@@ -386,7 +396,10 @@ func (s *Sim) dropHold(ss *session, h *holdInst) { ss.holds = without(ss.holds, 
 func (s *Sim) endLease(ss *session, h *holdInst) {
 	ss.leases = without(ss.leases, h)
 	h.leaseGen++
-	s.trace(ss, "ended the lease at", s.pools[h.pools[h.leased].pool].m.Label, h.pools[h.leased].alloc)
+	if s.tracer != nil {
+		s.traceDetail(ss, "lease ended", s.pools[h.pools[h.leased].pool].m.Label, s.now-h.leaseStart,
+			fmtNum(h.pools[h.leased].alloc)+" units")
+	}
 	s.releasePool(h, h.leased, h.cacheL, h.st.HasCache)
 	s.admitSettle()
 }

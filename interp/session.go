@@ -135,6 +135,9 @@ func (s *Sim) runInline(ss *session, b *model.Block, st *stream) {
 }
 
 func (s *Sim) observe(ss *session, slot int, v float64) {
+	if s.tracer != nil {
+		s.traceDetail(ss, "observed", s.p.Observes[slot], v, "")
+	}
 	if s.keepObs[slot] {
 		s.claimObs[slot].add(v)
 	}
@@ -359,11 +362,17 @@ func (s *Sim) choose(ss *session, st *model.Stmt) {
 		for k := 0; k < nk; k++ {
 			cur[k] = s.eval(st.Keys[k], ss)
 		}
+		if s.tracer != nil {
+			s.noteChoice(j, cur[:nk])
+		}
 		if j == 0 || keysLess(cur[:nk], best[:nk]) {
 			best, bestJ = cur, j
 		}
 	}
 	ss.attrs[st.Slot] = bestJ
+	if s.tracer != nil {
+		s.traceChoice(ss, st, bestJ, n)
+	}
 }
 
 // keysLess compares key tuples lexicographically.

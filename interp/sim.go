@@ -117,6 +117,8 @@ type Sim struct {
 	zero           *session
 	threads        []*session
 	legsLive       []*session
+	choiceKeys     []string // the keys of a `choose` being traced (debug.go)
+	traceIters     bool     // trace every engine iteration's batch
 }
 
 // New prepares a run of p.

@@ -152,8 +152,10 @@ func (tl *Timeline) before(ok func(*Checkpoint) bool) *Checkpoint {
 }
 
 func (tl *Timeline) resume(c *Checkpoint) {
+	iters := tl.sim.traceIters
 	tl.sim = c.Resume()
 	tl.sim.SetTracer(tl.tracer)
+	tl.sim.traceIters = iters
 }
 
 // Scan replays the events from the latest checkpoint at or before event
