@@ -193,7 +193,7 @@ func TestBackIsDeterministic(t *testing.T) {
 	m, hs := newModel(t, Options{}, 100, 30)
 	hs.run(m.enqueue(request{kind: reqStep, n: 400}))
 	hs.press("b")
-	d, err := newDriver(seed(t), m.drv.opt)
+	d, err := newDriver(seed(t), m.drv.opt, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +432,7 @@ func TestSameReportAsRun(t *testing.T) {
 	if m.state() != stateDone || m.running {
 		t.Fatalf("at the end: state %v, running %v; want DONE, stopped", m.state(), m.running)
 	}
-	got := m.drv.sim.Report()
+	got := m.drv.sim().Report()
 	want, err := interp.Run(context.Background(), seed(t), interp.Options{Horizon: 120, Warmup: 10, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
