@@ -75,7 +75,7 @@ func (l *chunkLog[T]) share() chunkLog[T] {
 	copy(out.chunks, l.chunks)
 	k := len(l.chunks) - 1
 	last := l.chunks[k]
-	own := make([]T, len(last), logChunk)
+	own := make([]T, len(last)) // exactly its length: the next append reallocates
 	copy(own, last)
 	out.chunks[k] = own
 	return out
