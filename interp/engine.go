@@ -380,25 +380,23 @@ func (s *Sim) setBatchCtx(e *engine) {
 // re-read before each pick, as keys may read what serving changed.
 func (s *Sim) nextResident(e *engine, keys []*model.Expr) *session {
 	var best *session
-	var bestK, cur [8]float64
-	n := min(len(keys), len(cur))
+	m := &s.keys.resident
+	m.reset(len(keys))
 	for _, r := range e.res {
 		if r.job.servedIt == e.iterNo || r.job.passedStmt == e.stmtNo {
 			continue
 		}
-		if n > 0 {
+		if len(keys) > 0 {
 			s.runCtx(r)
-			for k := 0; k < n; k++ {
-				cur[k] = s.eval(keys[k], r)
+			for k, key := range keys {
+				m.cur[k] = s.eval(key, r)
 			}
 		}
-		switch {
-		case best == nil, keysLess(cur[:n], bestK[:n]):
-		case !keysLess(bestK[:n], cur[:n]) && r.job.admSeq < best.job.admSeq:
-		default:
+		if c := m.cmp(); c > 0 || c == 0 && r.job.admSeq >= best.job.admSeq {
 			continue
 		}
-		best, bestK = r, cur
+		best = r
+		m.take()
 	}
 	return best
 }

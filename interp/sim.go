@@ -117,6 +117,7 @@ type Sim struct {
 	zero           *session
 	threads        []*session
 	legsLive       []*session
+	keys           keyMins // the key-tuple picks' buffers
 }
 
 // New prepares a run of p.
