@@ -13,6 +13,9 @@
 //	// want: report FIELD = V          a report field (ended, arrivals, turns)
 //	// want: error "REGEXP"            the run fails with a matching error
 //	// deviation: WHY                  serq differs here on purpose (docs/semantics.md)
+//	// file: NAME "TEXT"               a file the program `use`s (a Go string)
+//	// lib: NAME:LINE:COL "REGEXP"     a static error in such a file
+//	// note: "REGEXP"                  a note of some static error
 //
 // A chunk without `run:` is only loaded. A refusal is written as in
 // lang/testdata/errors.sq: `// ### "^COL: MSG$"` on the line the error is
@@ -29,6 +32,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,7 +49,16 @@ type tcase struct {
 	run        *interp.Options
 	wants      []want
 	deviation  string
-	line       int // the case directive's line in the chunk
+	line       int               // the case directive's line in the chunk
+	files      map[string]string // the files it uses, by name
+	libErrs    []libErr
+	notes      []*regexp.Regexp
+}
+
+// libErr is a static error expected in a used file.
+type libErr struct {
+	pos string // NAME:LINE:COL
+	rx  *regexp.Regexp
 }
 
 type want struct {
@@ -126,6 +139,29 @@ func parseCase(src string) (*tcase, error) {
 			tc.wants = append(tc.wants, w)
 		case "deviation":
 			tc.deviation = val
+		case "file":
+			name, text, ok := strings.Cut(val, " ")
+			body, err := strconv.Unquote(strings.TrimSpace(text))
+			if !ok || err != nil {
+				return nil, fmt.Errorf("line %d: want `// file: NAME \"TEXT\"`", i+1)
+			}
+			if tc.files == nil {
+				tc.files = map[string]string{}
+			}
+			tc.files[name] = body
+		case "lib":
+			pos, pat, ok := strings.Cut(val, " ")
+			rx, err := quotedRegexp(pat)
+			if !ok || err != nil {
+				return nil, fmt.Errorf("line %d: want `// lib: NAME:LINE:COL \"REGEXP\"`: %v", i+1, err)
+			}
+			tc.libErrs = append(tc.libErrs, libErr{pos, rx})
+		case "note":
+			rx, err := quotedRegexp(val)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %v", i+1, err)
+			}
+			tc.notes = append(tc.notes, rx)
 		}
 	}
 	if tc.file == "" {
@@ -138,6 +174,14 @@ func parseCase(src string) (*tcase, error) {
 		return nil, errors.New("`// run:` without `// want:`: a case that cannot fail")
 	}
 	return tc, nil
+}
+
+func quotedRegexp(s string) (*regexp.Regexp, error) {
+	pat, err := strconv.Unquote(strings.TrimSpace(s))
+	if err != nil {
+		return nil, err
+	}
+	return regexp.Compile(pat)
 }
 
 func parseRun(val string) (*interp.Options, error) {
@@ -221,15 +265,43 @@ func parseWant(val string) (want, error) {
 // check loads the chunk, matches its static errors, runs it when the case
 // says so and checks the outcome.
 func check(t *testing.T, c *testutil.Chunk, tc *tcase) {
-	prog, err := lang.LoadSource(c.Filename, []byte(c.Source), lang.Options{Lib: lib.FS, ReadFile: noFiles})
+	dir := filepath.Dir(c.Filename)
+	read := func(path string) ([]byte, error) {
+		for name, text := range tc.files {
+			if filepath.Join(dir, name) == filepath.Clean(path) {
+				return []byte(text), nil
+			}
+		}
+		return nil, fmt.Errorf("open %s: %w", path, os.ErrNotExist)
+	}
+	prog, err := lang.LoadSource(c.Filename, []byte(c.Source), lang.Options{Lib: lib.FS, ReadFile: read})
+	libErrs := slices.Clone(tc.libErrs)
+	var notes []string
 	for _, e := range staticErrors(t, err) {
+		notes = append(notes, e.Notes...)
 		if e.Pos.File != c.Filename {
-			t.Errorf("an error in another file: %v", e)
+			pos := fmt.Sprintf("%s:%d:%d", e.Pos.File, e.Pos.Line, e.Pos.Col)
+			i := slices.IndexFunc(libErrs, func(l libErr) bool {
+				return filepath.Join(dir, l.pos) == pos && l.rx.MatchString(e.Msg)
+			})
+			if i < 0 {
+				t.Errorf("unexpected error in a used file: %v", e)
+				continue
+			}
+			libErrs = slices.Delete(libErrs, i, i+1)
 			continue
 		}
 		c.GotError(e.Pos.Line, fmt.Sprintf("%d: %s", e.Pos.Col, e.Msg))
 	}
 	c.Done()
+	for _, l := range libErrs {
+		t.Errorf("expected an error at %s matching %q", l.pos, l.rx)
+	}
+	for _, rx := range tc.notes {
+		if !slices.ContainsFunc(notes, rx.MatchString) {
+			t.Errorf("no note matches %q; notes: %q", rx, notes)
+		}
+	}
 	if err != nil || tc.run == nil {
 		if err != nil && tc.run != nil {
 			t.Errorf("a case to run does not load")
@@ -341,10 +413,6 @@ func field(row any, name string) ([]float64, error) {
 		return []float64{0}, nil
 	}
 	return nil, fmt.Errorf("field %s of %T is no number", name, row)
-}
-
-func noFiles(path string) ([]byte, error) {
-	return nil, fmt.Errorf("open %s: %w", path, os.ErrNotExist)
 }
 
 // staticErrors returns the static errors in err, failing on any other.
