@@ -568,8 +568,8 @@ func (s *Sim) admitHead(e *engine, budget float64) (admitted *session, ok bool) 
 // budget; otherwise the decodes are chosen tentatively, and a waiting
 // request that fits (its header's budget_left the full budget) and reaches
 // a prefill displaces them and takes the budget, after which nothing more
-// is admitted. Displaced decodes keep the blocks they grew but compute
-// nothing.
+// is admitted. Nothing is admitted when the decodes used the whole budget.
+// Displaced decodes keep the blocks they grew but compute nothing.
 func (s *Sim) exclusiveAttempt(e *engine, budget float64) {
 	var pre *session
 	for _, r := range e.res {
@@ -583,7 +583,9 @@ func (s *Sim) exclusiveAttempt(e *engine, budget float64) {
 		return
 	}
 	s.advanceRunning(e, &model.SchedStep{Op: model.SchedAdvance})
-	for e.preempted == 0 && !e.stopAdmit && s.err == nil {
+	// Admission needs budget left after the decodes, as anywhere else; a
+	// prefill admitted then takes the whole budget.
+	for e.preempted == 0 && !e.stopAdmit && e.left > 0 && s.err == nil {
 		ss, ok := s.admitHead(e, budget)
 		if !ok {
 			return
@@ -601,10 +603,8 @@ func (s *Sim) exclusiveAttempt(e *engine, budget float64) {
 			s.serve(e, ss, nil)
 			return
 		}
-		if e.left > 0 {
-			ss.job.servedIt = e.iterNo
-			s.serve(e, ss, nil)
-		}
+		ss.job.servedIt = e.iterNo
+		s.serve(e, ss, nil)
 	}
 }
 
