@@ -465,6 +465,13 @@ func (s *Sim) serve(e *engine, r *session, only *model.Expr) {
 		} else {
 			tok = math.Floor(tok/g) * g
 		}
+		if tok <= 0 {
+			// a prefill the granule refuses ends the iteration's
+			// admissions, as a scan stops at the first context that
+			// does not fit
+			e.stopAdmit = true
+			return
+		}
 	}
 	if tok <= 0 {
 		return
