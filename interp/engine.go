@@ -537,6 +537,9 @@ func (s *Sim) admitWaiting(e *engine, st *model.SchedStep) {
 		if !ok {
 			return
 		}
+		// `running.…` are the residents as they stand: the session just
+		// admitted is one of them when its `only` is read
+		s.setResidentCtx(e)
 		if ss.job.stage == int32(e.idx) && ss.job.mode != model.ModeNone && ss.job.servedIt != e.iterNo {
 			ss.job.servedIt = e.iterNo
 			s.serve(e, ss, st.Only)
