@@ -385,25 +385,23 @@ func (s *Sim) setBatchCtx(e *engine) {
 // re-read before each pick, as keys may read what serving changed.
 func (s *Sim) nextResident(e *engine, keys []*model.Expr) *session {
 	var best *session
-	var bestK, cur [8]float64
-	n := min(len(keys), len(cur))
+	m := &s.keys.resident
+	m.reset(len(keys))
 	for _, r := range e.res {
 		if r.job.servedIt == e.iterNo || r.job.passedStmt == e.stmtNo {
 			continue
 		}
-		if n > 0 {
+		if len(keys) > 0 {
 			s.runCtx(r)
-			for k := 0; k < n; k++ {
-				cur[k] = s.eval(keys[k], r)
+			for k, key := range keys {
+				m.cur[k] = s.eval(key, r)
 			}
 		}
-		switch {
-		case best == nil, keysLess(cur[:n], bestK[:n]):
-		case !keysLess(bestK[:n], cur[:n]) && r.job.admSeq < best.job.admSeq:
-		default:
+		if c := m.cmp(); c > 0 || c == 0 && r.job.admSeq >= best.job.admSeq {
 			continue
 		}
-		best, bestK = r, cur
+		best = r
+		m.take()
 	}
 	return best
 }
@@ -472,6 +470,13 @@ func (s *Sim) serve(e *engine, r *session, only *model.Expr) {
 		} else {
 			tok = math.Floor(tok/g) * g
 		}
+		if tok <= 0 {
+			// a prefill the granule refuses ends the iteration's
+			// admissions, as a scan stops at the first context that
+			// does not fit
+			e.stopAdmit = true
+			return
+		}
 	}
 	if tok <= 0 {
 		return
@@ -537,6 +542,9 @@ func (s *Sim) admitWaiting(e *engine, st *model.SchedStep) {
 		if !ok {
 			return
 		}
+		// `running.…` are the residents as they stand: the session just
+		// admitted is one of them when its `only` is read
+		s.setResidentCtx(e)
 		if ss.job.stage == int32(e.idx) && ss.job.mode != model.ModeNone && ss.job.servedIt != e.iterNo {
 			ss.job.servedIt = e.iterNo
 			s.serve(e, ss, st.Only)
@@ -575,8 +583,8 @@ func (s *Sim) admitHead(e *engine, budget float64) (admitted *session, ok bool) 
 // budget; otherwise the decodes are chosen tentatively, and a waiting
 // request that fits (its header's budget_left the full budget) and reaches
 // a prefill displaces them and takes the budget, after which nothing more
-// is admitted. Displaced decodes keep the blocks they grew but compute
-// nothing.
+// is admitted. Nothing is admitted when the decodes used the whole budget.
+// Displaced decodes keep the blocks they grew but compute nothing.
 func (s *Sim) exclusiveAttempt(e *engine, budget float64) {
 	var pre *session
 	for _, r := range e.res {
@@ -590,7 +598,9 @@ func (s *Sim) exclusiveAttempt(e *engine, budget float64) {
 		return
 	}
 	s.advanceRunning(e, &model.SchedStep{Op: model.SchedAdvance})
-	for e.preempted == 0 && !e.stopAdmit && s.err == nil {
+	// Admission needs budget left after the decodes, as anywhere else; a
+	// prefill admitted then takes the whole budget.
+	for e.preempted == 0 && !e.stopAdmit && e.left > 0 && s.err == nil {
 		ss, ok := s.admitHead(e, budget)
 		if !ok {
 			return
@@ -608,10 +618,8 @@ func (s *Sim) exclusiveAttempt(e *engine, budget float64) {
 			s.serve(e, ss, nil)
 			return
 		}
-		if e.left > 0 {
-			ss.job.servedIt = e.iterNo
-			s.serve(e, ss, nil)
-		}
+		ss.job.servedIt = e.iterNo
+		s.serve(e, ss, nil)
 	}
 }
 

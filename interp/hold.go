@@ -24,6 +24,7 @@ func (s *Sim) hold(ss *session, st *model.Stmt) bool {
 	h.depth = len(ss.frames)
 	if ss.resumeHold != nil && ss.resumeHold.st == st {
 		h.lastPos = ss.resumeHold.lastPos
+		h.stuck = ss.resumeHold.stuck
 		h.resume = true
 	}
 	// A preempted hold re-enters at its queue's head unless the pool that
@@ -271,15 +272,16 @@ func (s *Sim) selectHead(pl *pool) *holdInst {
 		return pl.queue[0]
 	}
 	var best *holdInst
-	var bestK, cur [8]float64
-	n := min(len(keys), len(cur))
+	m := &s.keys.queue
+	m.reset(len(keys))
 	for _, h := range pl.queue {
 		s.ctx[model.CtxWaited] = s.now - h.enq
-		for k := 0; k < n; k++ {
-			cur[k] = s.eval(keys[k], h.owner)
+		for k, key := range keys {
+			m.cur[k] = s.eval(key, h.owner)
 		}
-		if best == nil || keysLess(cur[:n], bestK[:n]) {
-			best, bestK = h, cur
+		if m.cmp() < 0 {
+			best = h
+			m.take()
 		}
 	}
 	return best
@@ -631,9 +633,9 @@ func (s *Sim) retryGrowers(pl *pool) bool {
 func (s *Sim) victim(pl *pool, grower *session) *session {
 	var best *session
 	var bestSeq uint64 // the best candidate's hold's admission
-	var bestK, cur [8]float64
 	keys := pl.m.PreemptKeys
-	n := min(len(keys), len(cur))
+	m := &s.keys.victim
+	m.reset(len(keys))
 	for _, ss := range s.allThreads() {
 		h, i := innermost(ss, pl.index)
 		if h == nil {
@@ -651,11 +653,12 @@ func (s *Sim) victim(pl *pool, grower *session) *session {
 			if ss.job.mode == model.ModeDecode && ss.job.stage >= 0 {
 				s.ctx[model.CtxDecoding] = 1
 			}
-			for k := 0; k < n; k++ {
-				cur[k] = s.eval(keys[k], ss)
+			for k, key := range keys {
+				m.cur[k] = s.eval(key, ss)
 			}
-			if best == nil || keysLess(cur[:n], bestK[:n]) || (!keysLess(bestK[:n], cur[:n]) && h.admSeq > bestSeq) {
-				best, bestK, bestSeq = ss, cur, h.admSeq
+			if c := m.cmp(); c < 0 || c == 0 && h.admSeq > bestSeq {
+				best, bestSeq = ss, h.admSeq
+				m.take()
 			}
 			continue
 		}
@@ -686,7 +689,10 @@ func (s *Sim) preempt(v *session, pl *pool) {
 		pl.preempts++
 	}
 	s.trace(v, "preempted at", pl.m.Label, 0)
-	pos := computedPos(target, ti)
+	// A preempted hold has computed its position, the prefix it reused
+	// included; an allocation it never advanced counts for nothing (the
+	// reference's #326).
+	pos := target.pools[ti].pos
 	s.cancelWait(v)
 	for len(v.holds) > 0 {
 		h := v.holds[len(v.holds)-1]
@@ -695,15 +701,18 @@ func (s *Sim) preempt(v *session, pl *pool) {
 			break
 		}
 	}
-	// stuck: preempted again without passing its previous position
-	if target.resume && pos <= target.lastPos+1e-9 {
+	// stuck: preempted again without passing its previous position; the
+	// session counts once however often it comes back to the same place
+	stuck := target.stuck
+	if target.resume && pos <= target.lastPos+1e-9 && !stuck {
 		pl.stuck++
+		stuck = true
 	}
 	v.attrs[s.p.Builtin.Computed] = pos
 	// re-execute the hold statement
 	v.frames = v.frames[:target.depth]
 	v.top().pc = target.retPC
-	v.resumeHold = &holdInst{st: target.st, lastPos: pos, requeueTail: pl.m.RequeueTail}
+	v.resumeHold = &holdInst{st: target.st, lastPos: pos, requeueTail: pl.m.RequeueTail, stuck: stuck}
 	v.preempted = true
 	s.makeReady(v)
 }
@@ -711,6 +720,9 @@ func (s *Sim) preempt(v *session, pl *pool) {
 // unwindHold releases an in-scope hold abnormally (preemption, session
 // end): each pool caches its computed position per the hold's clause.
 func (s *Sim) unwindHold(ss *session, h *holdInst, preempted bool) {
+	if preempted {
+		h.advanced = true // it caches its position, not its allocation
+	}
 	cacheL := math.Inf(1)
 	if h.st.HasCache {
 		cacheL = s.eval(h.st.Cache, ss)

@@ -311,8 +311,9 @@ func preemptProgram(preempt string, k2 int) string {
 //	by (k) with k2 = 0: s1 and s2 tie; the one admitted last (s2) goes, as
 //	  under lifo.
 //
-// The re-executed hold reads `computed` = the victim's position, its
-// allocation of 4 (nothing advanced it); a first execution reads 0.
+// The re-executed hold reads `computed` = the victim's position: 0, as
+// nothing advanced its allocation of 4 (the reference's #326: a preempted
+// hold caches, and comes back with, only what it computed).
 func TestPreemptVictimAndRequeuePlace(t *testing.T) {
 	cases := []struct {
 		name, preempt string
@@ -322,19 +323,19 @@ func TestPreemptVictimAndRequeuePlace(t *testing.T) {
 	}{
 		{"lifo", "preempt lifo;", 5,
 			map[int64][]float64{1: {1}, 2: {2, 4}, 3: {11}},
-			map[int64][]float64{1: {0}, 2: {0, 4}, 3: {0}}},
+			map[int64][]float64{1: {0}, 2: {0, 0}, 3: {0}}},
 		{"by-k-requeue-tail", "preempt by (k) requeue tail;", 5,
 			map[int64][]float64{1: {1, 5}, 2: {2}, 3: {4}},
-			map[int64][]float64{1: {0, 4}, 2: {0}, 3: {0}}},
+			map[int64][]float64{1: {0, 0}, 2: {0}, 3: {0}}},
 		{"by-k-requeue-head", "preempt by (k) requeue head;", 5,
 			map[int64][]float64{1: {1, 4}, 2: {2}, 3: {12}},
-			map[int64][]float64{1: {0, 4}, 2: {0}, 3: {0}}},
+			map[int64][]float64{1: {0, 0}, 2: {0}, 3: {0}}},
 		{"by-k-default-head", "preempt by (k);", 5,
 			map[int64][]float64{1: {1, 4}, 2: {2}, 3: {12}},
-			map[int64][]float64{1: {0, 4}, 2: {0}, 3: {0}}},
+			map[int64][]float64{1: {0, 0}, 2: {0}, 3: {0}}},
 		{"by-k-tie-last-admitted", "preempt by (k);", 0,
 			map[int64][]float64{1: {1}, 2: {2, 4}, 3: {11}},
-			map[int64][]float64{1: {0}, 2: {0, 4}, 3: {0}}},
+			map[int64][]float64{1: {0}, 2: {0, 0}, 3: {0}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

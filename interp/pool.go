@@ -73,6 +73,7 @@ type holdInst struct {
 	leased      int     // index into pools of the lease, -1
 	lastPos     float64 // position at the last preemption (stuck counting)
 	resume      bool    // re-entering after a preemption
+	stuck       bool    // its session is counted stuck at this hold
 	front       bool    // re-queued at the head: tried before the queue's keys
 	requeueTail bool    // (on a resumeHold) the preempting pool says requeue tail
 	// advanced: a growing run or a load moved the hold, so each pool's
@@ -223,7 +224,8 @@ func (s *Sim) evict(pl *pool, need float64) {
 func (s *Sim) victimEntry(pl *pool) *cacheEntry {
 	keys := pl.m.Evict.Keys
 	var best *cacheEntry
-	var bestK, cur [8]float64
+	m := &s.keys.entry
+	m.reset(len(keys))
 	for _, e := range pl.entries {
 		if e.gone || e.size <= 0 {
 			continue
@@ -242,12 +244,12 @@ func (s *Sim) victimEntry(pl *pool) *cacheEntry {
 		if owner != nil && owner.state == sBlocked && owner.waitingHold {
 			s.ctx[model.CtxWaiting] = 1
 		}
-		n := min(len(keys), len(cur))
-		for k := 0; k < n; k++ {
-			cur[k] = s.evalWith(keys[k], s.attrsOf(owner), s.machineStream)
+		for k, key := range keys {
+			m.cur[k] = s.evalWith(key, s.attrsOf(owner), s.machineStream)
 		}
-		if best == nil || keysLess(cur[:n], bestK[:n]) {
-			best, bestK = e, cur
+		if m.cmp() < 0 {
+			best = e
+			m.take()
 		}
 	}
 	return best

@@ -354,38 +354,26 @@ func (s *Sim) turn(ss *session) {
 
 func (s *Sim) choose(ss *session, st *model.Stmt) {
 	n := math.Floor(s.eval(st.N, ss))
-	var best, cur [8]float64
-	nk := min(len(st.Keys), len(best))
+	m := &s.keys.choose
+	m.reset(len(st.Keys))
 	bestJ := 0.0
 	for j := 0.0; j < n; j++ {
 		ss.attrs[st.Slot] = j
-		for k := 0; k < nk; k++ {
-			cur[k] = s.eval(st.Keys[k], ss)
+		for k, key := range st.Keys {
+			m.cur[k] = s.eval(key, ss)
 		}
 		if s.tracer != nil {
-			s.noteChoice(j, cur[:nk])
+			s.noteChoice(j, m.cur[:len(st.Keys)])
 		}
-		if j == 0 || keysLess(cur[:nk], best[:nk]) {
-			best, bestJ = cur, j
+		if m.cmp() < 0 {
+			bestJ = j
+			m.take()
 		}
 	}
 	ss.attrs[st.Slot] = bestJ
 	if s.tracer != nil {
 		s.traceChoice(ss, st, bestJ, n)
 	}
-}
-
-// keysLess compares key tuples lexicographically.
-func keysLess(a, b []float64) bool {
-	for i := range a {
-		if a[i] < b[i] {
-			return true
-		}
-		if a[i] > b[i] {
-			return false
-		}
-	}
-	return false
 }
 
 // endSession ends a session: holds and leases are released, cached

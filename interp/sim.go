@@ -119,6 +119,7 @@ type Sim struct {
 	legsLive       []*session
 	choiceKeys     []string // the keys of a `choose` being traced (debug.go)
 	traceIters     bool     // trace every engine iteration's batch
+	keys           keyMins  // the key-tuple picks' buffers
 }
 
 // New prepares a run of p.

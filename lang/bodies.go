@@ -47,13 +47,15 @@ func (l *lowerer) bodies() {
 		}
 	}
 	for _, g := range l.gaugeAST {
+		at := nameAt(g.Pos, g.Tokens, g.Name)
 		if l.gauges[g.Name] {
-			l.errorf(g.Pos, "gauge `%s` is declared twice", g.Name)
+			l.errorf(at, "gauge `%s` is declared twice%s", g.Name, l.firstAt("gauge "+g.Name))
 			continue
 		}
 		if _, ok := l.observes[g.Name]; ok {
-			l.errorf(g.Pos, "`%s` names an observe already: an observe and a gauge may not share a name", g.Name)
+			l.errorf(at, "`%s` names an observe already: an observe and a gauge may not share a name", g.Name)
 		}
+		l.site("gauge "+g.Name, at)
 		l.gauges[g.Name] = true
 		v, _ := l.expr(g.Expr, &scope{l: l, mom: momGauge})
 		p.Gauges = append(p.Gauges, model.Gauge{Name: g.Name, Expr: v, Pos: toPos(g.Pos)})
@@ -155,6 +157,7 @@ func (l *lowerer) collectAttrs() {
 	for _, name := range sortedKeys(l.defs) {
 		collectSetNames(l.defs[name].Stmts, add)
 	}
+	l.attrSites()
 	if l.workload != nil {
 		for _, it := range l.workload.Items {
 			if h, ok := it.(*HiddenItem); ok {

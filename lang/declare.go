@@ -144,31 +144,24 @@ func (l *lowerer) checkNoInputSizes(e *Expr, what string) {
 }
 
 func (l *lowerer) declared(pos lexer.Position, name string) bool {
-	if _, ok := l.consts[name]; ok {
-		l.errorf(pos, "`%s` is declared twice: it is a constant already", name)
-		return true
+	_, isConst := l.consts[name]
+	_, isDef := l.defs[name]
+	_, isStage := l.stageFams[name]
+	_, isPool := l.poolFams[name]
+	_, isQueue := l.queues[name]
+	_, isDevice := l.devices[name]
+	switch {
+	case isConst:
+		l.errorf(pos, "`%s` is declared twice: it is a constant already%s", name, l.firstAt(name))
+	case isDef:
+		l.errorf(pos, "`%s` is declared twice: it is a def already%s", name, l.firstAt(name))
+	case isStage || isPool || isQueue || isDevice:
+		l.errorf(pos, "`%s` is declared twice%s", name, l.firstAt(name))
+	default:
+		l.site(name, pos)
+		return false
 	}
-	if _, ok := l.defs[name]; ok {
-		l.errorf(pos, "`%s` is declared twice: it is a def already", name)
-		return true
-	}
-	if _, ok := l.stageFams[name]; ok {
-		l.errorf(pos, "`%s` is declared twice", name)
-		return true
-	}
-	if _, ok := l.poolFams[name]; ok {
-		l.errorf(pos, "`%s` is declared twice", name)
-		return true
-	}
-	if _, ok := l.queues[name]; ok {
-		l.errorf(pos, "`%s` is declared twice", name)
-		return true
-	}
-	if _, ok := l.devices[name]; ok {
-		l.errorf(pos, "`%s` is declared twice", name)
-		return true
-	}
-	return false
+	return true
 }
 
 func (l *lowerer) newStageFam(name string, count int, array bool, kind model.StageKind, servers int, phi *model.Expr, pos lexer.Position) int {
@@ -241,7 +234,7 @@ func (l *lowerer) stageKind(k *StageKind, what string) (model.StageKind, int, *m
 }
 
 func (l *lowerer) stage(it *StageItem) {
-	if l.declared(it.Pos, it.Name) {
+	if l.declared(nameAt(it.Pos, it.Tokens, it.Name), it.Name) {
 		return
 	}
 	n, array := l.count(it.Count, "the size of stage `"+it.Name+"`")
@@ -261,7 +254,7 @@ func (l *lowerer) pool(it *PoolItem, q *queueDecl) {
 			l.errorf(it.Pos, "a queue's pool is one per member: write `pool %s { … }` without a size", it.Name)
 		}
 	}
-	if l.declared(it.Pos, name) {
+	if l.declared(nameAt(it.Pos, it.Tokens, it.Name), name) {
 		return
 	}
 	count, array := l.count(it.Count, "the size of pool `"+it.Name+"`")
@@ -437,7 +430,7 @@ func (l *lowerer) device(it *DeviceItem, q *queueDecl) {
 		d.count, d.array = q.count, true
 		q.dev = d
 	} else {
-		if l.declared(it.Pos, name) {
+		if l.declared(nameAt(it.Pos, it.Tokens, it.Name), name) {
 			return
 		}
 		d.count, d.array = l.count(it.Count, "the size of device `"+name+"`")
@@ -484,7 +477,7 @@ func (l *lowerer) engine(it *EngineItem, q *queueDecl) {
 			l.errorf(it.Pos, "an engine needs a name: `engine vllm on %s { … }`", it.Device)
 			return
 		}
-		if l.declared(it.Pos, name) {
+		if l.declared(nameAt(it.Pos, it.Tokens, it.Name), name) {
 			return
 		}
 	}
@@ -548,7 +541,7 @@ var roleEntries = map[string][]string{
 }
 
 func (l *lowerer) queue(it *QueueItem) {
-	if l.declared(it.Pos, it.Name) {
+	if l.declared(nameAt(it.Pos, it.Tokens, it.Name), it.Name) {
 		return
 	}
 	q := &queueDecl{ast: it, name: it.Name, stageFam: -1, latFam: -1, nicFam: -1,
@@ -656,35 +649,41 @@ func (l *lowerer) leasedPool(q *queueDecl, en *EntryItem) {
 
 // collectSetNames calls f with every name a statement list assigns.
 func collectSetNames(ss []Stmt, f func(string)) {
+	walkSets(ss, func(n string, _ lexer.Position) { f(n) })
+}
+
+// walkSets calls f with each name the statements assign, where they
+// write it.
+func walkSets(ss []Stmt, f func(string, lexer.Position)) {
 	for _, s := range ss {
 		switch s := s.(type) {
 		case *SetStmt:
-			f(s.Name)
+			f(s.Name, nameAt(s.Pos, s.Tokens, s.Name))
 		case *ChooseStmt:
-			f(s.Name)
+			f(s.Name, s.Pos)
 		case *MarkStmt:
-			f(s.Name)
+			f(s.Name, s.Pos)
 		case *DeclStmt:
 			if s.Fields != nil {
 				for _, fl := range s.Fields {
-					f(s.Name + "." + fl.Name)
+					f(s.Name+"."+fl.Name, s.Pos)
 				}
 			} else {
-				f(s.Name)
+				f(s.Name, s.Pos)
 			}
 		case *HoldStmt:
-			collectSetNames(s.Body.Stmts, f)
+			walkSets(s.Body.Stmts, f)
 		case *BranchStmt:
-			collectSetNames(s.Then.Stmts, f)
+			walkSets(s.Then.Stmts, f)
 			if s.Else != nil {
-				collectSetNames(s.Else.Stmts, f)
+				walkSets(s.Else.Stmts, f)
 			}
 		case *WhileStmt:
-			collectSetNames(s.Body.Stmts, f)
+			walkSets(s.Body.Stmts, f)
 		case *LoopStmt:
-			collectSetNames(s.Body.Stmts, f)
+			walkSets(s.Body.Stmts, f)
 		case *ForkStmt:
-			collectSetNames(s.Body.Stmts, f)
+			walkSets(s.Body.Stmts, f)
 		}
 	}
 }

@@ -1,9 +1,12 @@
 package lang
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/model"
 )
@@ -13,6 +16,10 @@ type Error struct {
 	Pos  model.Pos
 	Msg  string
 	Hint string // optional: how to fix it
+	// Notes say where the error comes from when its position is not where
+	// the program wrote the mistake's cause: "in `take`, used at
+	// main.sq:5:10" for an error in a def's body, innermost def first.
+	Notes []string
 }
 
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
@@ -66,4 +73,31 @@ func plural(n int, thing string) string {
 		return "1 " + thing
 	}
 	return strconv.Itoa(n) + " " + thing + "s"
+}
+
+// noteUse adds to each error reported since mark inside def d's body (its
+// file, from its start, and not in the use site's file after the def)
+// where d was used.
+func (l *lowerer) noteUse(mark int, d *DefItem, use lexer.Position) {
+	usePos := toPos(use)
+	if usePos.File == "" {
+		usePos.File = l.file
+	}
+	defPos := toPos(d.Pos)
+	if defPos.File == "" {
+		defPos.File = l.file
+	}
+	for _, e := range l.errs[mark:] {
+		if e.Pos.File != defPos.File || posBefore(e.Pos, defPos) {
+			continue
+		}
+		if e.Pos.File == usePos.File && !posBefore(e.Pos, usePos) {
+			continue // an argument's error, at the use site
+		}
+		e.Notes = append(e.Notes, fmt.Sprintf("in `%s`, used at %s", d.Name, usePos))
+	}
+}
+
+func posBefore(a, b model.Pos) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
 }

@@ -608,7 +608,16 @@ func (l *lowerer) call(c *Call, sc *scope) (*model.Expr, typ) {
 		if sc.mom == momConst {
 			l.errorf(c.Pos, "`blocksize` is not allowed in a constant position")
 		}
-		r, ok := l.resolveRes(nameOf(args[0]), sc, resPool)
+		n := nameOf(args[0])
+		if n == nil {
+			l.errorf(args[0].Pos, "`blocksize` takes a pool, not an expression")
+			return model.Num(0), nil
+		}
+		if n.Index != nil && argDraws(n.Index) {
+			l.errorf(n.Index.Pos, "the index of `blocksize(%s)` draws: every member has the family's block, so name one with a number", n.text())
+			return model.Num(0), nil
+		}
+		r, ok := l.resolveRes(n, sc, resPool)
 		if !ok {
 			return model.Num(0), nil
 		}
@@ -830,7 +839,9 @@ func (l *lowerer) exprDef(c *Call, d *DefItem, sc *scope) (*model.Expr, typ) {
 		bs[i] = &binding{ast: c.Args[i], sc: sc, pos: c.Args[i].Pos}
 		inner.bind(p, bs[i])
 	}
+	mark := len(l.errs)
 	v, t := l.expr(body, inner)
+	l.noteUse(mark, d, c.Pos)
 	for i, b := range bs {
 		if b.reads > 1 && argDraws(c.Args[i]) {
 			l.errorf(c.Args[i].Pos, "a drawing argument goes to parameter `%s` of `%s`, which reads it %d times", d.Params[i], d.Name, b.reads)
@@ -1044,7 +1055,7 @@ func (l *lowerer) ident(n *Name, sc *scope) (*model.Expr, typ) {
 		l.errorf(n.Pos, "`%s` is a resource, not a number: read it with used(…), queue(…) or another observable", name)
 		return model.Num(0), nil
 	}
-	l.errorf(n.Pos, "undefined: %s%s", name, didYouMean(name, l.visibleNames(sc)))
+	l.errorf(n.Pos, "undefined: %s%s", name, l.didYouMeanAt(name, l.visibleNames(sc)))
 	return model.Num(0), nil
 }
 

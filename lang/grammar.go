@@ -28,10 +28,11 @@ type UseItem struct {
 }
 
 type LetItem struct {
-	Pos  lexer.Position
-	Name string      `parser:"\"let\" @Ident \"=\""`
-	Arg  *ArgsNumber `parser:"( @@"`
-	Expr *Expr       `parser:"| @@ ) \";\""`
+	Pos    lexer.Position
+	Tokens []lexer.Token // for the name's position
+	Name   string        `parser:"\"let\" @Ident \"=\""`
+	Arg    *ArgsNumber   `parser:"( @@"`
+	Expr   *Expr         `parser:"| @@ ) \";\""`
 }
 
 // ArgsNumber is `args.number("name", default)`.
@@ -43,11 +44,12 @@ type ArgsNumber struct {
 
 type DefItem struct {
 	Pos     lexer.Position
-	Name    string   `parser:"\"def\" @Ident"`
-	Params  []string `parser:"\"(\" ( @Ident ( \",\" @Ident )* )? \")\""`
-	Retired *Expr    `parser:"( \"=\" @@ \";\""`
-	Expr    *Expr    `parser:"| \"{\" ( @@ \"}\""`
-	Stmts   []Stmt   `parser:"      | @@* \"}\" ) )"`
+	Tokens  []lexer.Token // for the name's position
+	Name    string        `parser:"\"def\" @Ident"`
+	Params  []string      `parser:"\"(\" ( @Ident ( \",\" @Ident )* )? \")\""`
+	Retired *Expr         `parser:"( \"=\" @@ \";\""`
+	Expr    *Expr         `parser:"| \"{\" ( @@ \"}\""`
+	Stmts   []Stmt        `parser:"      | @@* \"}\" ) )"`
 }
 
 // StrayStmt is a statement where an item belongs (`observe x = 1;` in
@@ -69,11 +71,12 @@ type RunBlock struct {
 }
 
 type StageItem struct {
-	Pos   lexer.Position
-	Name  string      `parser:"\"stage\" @Ident"`
-	Count *Expr       `parser:"( \"[\" @@ \"]\" )? \":\""`
-	Kind  *StageKind  `parser:"@@"`
-	Step  *BraceGroup `parser:"( @@ | \";\" )"` // the body of the retired `stage E : step { … }`
+	Pos    lexer.Position
+	Tokens []lexer.Token // for the name's position
+	Name   string        `parser:"\"stage\" @Ident"`
+	Count  *Expr         `parser:"( \"[\" @@ \"]\" )? \":\""`
+	Kind   *StageKind    `parser:"@@"`
+	Step   *BraceGroup   `parser:"( @@ | \";\" )"` // the body of the retired `stage E : step { … }`
 }
 
 type StageKind struct {
@@ -84,11 +87,12 @@ type StageKind struct {
 
 type PoolItem struct {
 	Pos     lexer.Position
-	Name    string    `parser:"\"pool\" @Ident"`
-	Count   *Expr     `parser:"( \"[\" @@ \"]\" )?"`
-	Owner   string    `parser:"( \"on\" @Ident"`
-	OwnerOf string    `parser:"  ( \".\" @Ident )? )?"`
-	Opts    []PoolOpt `parser:"\"{\" @@* \"}\""`
+	Tokens  []lexer.Token // for the name's position
+	Name    string        `parser:"\"pool\" @Ident"`
+	Count   *Expr         `parser:"( \"[\" @@ \"]\" )?"`
+	Owner   string        `parser:"( \"on\" @Ident"`
+	OwnerOf string        `parser:"  ( \".\" @Ident )? )?"`
+	Opts    []PoolOpt     `parser:"\"{\" @@* \"}\""`
 }
 
 // PoolOpt is one option of a pool.
@@ -144,9 +148,10 @@ type AdmitViaOpt struct {
 
 type DeviceItem struct {
 	Pos       lexer.Position
-	Name      string      `parser:"\"device\" @Ident"`
-	Count     *Expr       `parser:"( \"[\" @@ \"]\" )?"`
-	Resources []*Resource `parser:"\"{\" @@* \"}\""`
+	Tokens    []lexer.Token // for the name's position
+	Name      string        `parser:"\"device\" @Ident"`
+	Count     *Expr         `parser:"( \"[\" @@ \"]\" )?"`
+	Resources []*Resource   `parser:"\"{\" @@* \"}\""`
 }
 
 // Resource is a device's time function `f(x) = e;` or capacity `X cap e;`.
@@ -160,10 +165,11 @@ type Resource struct {
 
 type EngineItem struct {
 	Pos    lexer.Position
-	Name   string    `parser:"\"engine\" ( (?! \"on\") @Ident"`
-	Count  *Expr     `parser:"  ( \"[\" @@ \"]\" )? )?"`
-	Device string    `parser:"\"on\" @Ident"`
-	Items  []EngItem `parser:"\"{\" @@* \"}\""`
+	Tokens []lexer.Token // for the name's position
+	Name   string        `parser:"\"engine\" ( (?! \"on\") @Ident"`
+	Count  *Expr         `parser:"  ( \"[\" @@ \"]\" )? )?"`
+	Device string        `parser:"\"on\" @Ident"`
+	Items  []EngItem     `parser:"\"{\" @@* \"}\""`
 }
 
 // EngItem is one item of an engine.
@@ -254,11 +260,12 @@ type SchedSet struct {
 }
 
 type QueueItem struct {
-	Pos   lexer.Position
-	Name  string   `parser:"\"queue\" @Ident"`
-	Count *Expr    `parser:"( \"[\" @@ \"]\" )?"`
-	Roles []string `parser:"( \":\" @Ident ( \",\" @Ident )* )?"`
-	Items []QItem  `parser:"\"{\" @@* \"}\""`
+	Pos    lexer.Position
+	Tokens []lexer.Token // for the name's position
+	Name   string        `parser:"\"queue\" @Ident"`
+	Count  *Expr         `parser:"( \"[\" @@ \"]\" )?"`
+	Roles  []string      `parser:"( \":\" @Ident ( \",\" @Ident )* )?"`
+	Items  []QItem       `parser:"\"{\" @@* \"}\""`
 }
 
 // QItem is one item of a queue.
@@ -345,19 +352,21 @@ type ShareItem struct {
 }
 
 type GaugeItem struct {
-	Pos  lexer.Position
-	Name string `parser:"\"gauge\" @Ident \"=\""`
-	Expr *Expr  `parser:"@@ \";\""`
+	Pos    lexer.Position
+	Tokens []lexer.Token // for the name's position
+	Name   string        `parser:"\"gauge\" @Ident \"=\""`
+	Expr   *Expr         `parser:"@@ \";\""`
 }
 
 type ClaimItem struct {
-	Pos   lexer.Position
-	Name  string `parser:"\"claim\" @Ident"`
-	Given *Expr  `parser:"( \"given\" \"(\" @@ \")\" )? \":\""`
-	Kind  string `parser:"( @( \"every\" | \"some\" ) \"iteration\" \"of\""`
-	Stage *Ref   `parser:"  @@"`
-	AtEnd bool   `parser:"| @\"at\" \"end\" )"`
-	Expr  *Expr  `parser:"\"(\" @@ \")\" \";\""`
+	Pos    lexer.Position
+	Tokens []lexer.Token // for the name's position
+	Name   string        `parser:"\"claim\" @Ident"`
+	Given  *Expr         `parser:"( \"given\" \"(\" @@ \")\" )? \":\""`
+	Kind   string        `parser:"( @( \"every\" | \"some\" ) \"iteration\" \"of\""`
+	Stage  *Ref          `parser:"  @@"`
+	AtEnd  bool          `parser:"| @\"at\" \"end\" )"`
+	Expr   *Expr         `parser:"\"(\" @@ \")\" \";\""`
 }
 
 // Block is `{ stmt* }`.
@@ -395,9 +404,10 @@ type TurnStmt struct {
 }
 
 type SetStmt struct {
-	Pos   lexer.Position
-	Name  string `parser:"\"set\" @Ident \"=\""`
-	Value *Expr  `parser:"@@ \";\""`
+	Pos    lexer.Position
+	Tokens []lexer.Token // for the name's position
+	Name   string        `parser:"\"set\" @Ident \"=\""`
+	Value  *Expr         `parser:"@@ \";\""`
 }
 
 type ObserveStmt struct {

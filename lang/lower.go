@@ -29,6 +29,7 @@ import (
 
 type lowerer struct {
 	file     string
+	sites    map[string]model.Pos // where each declared name is first declared
 	opts     Options
 	errs     ErrorList
 	used     map[string]bool
@@ -347,9 +348,11 @@ var reservedNames = map[string]bool{
 var funcArity = map[string]int{"min": 2, "max": 2, "abs": 1, "floor": 1, "ceil": 1, "sqrt": 1, "exp": 1, "ln": 1, "pow": 2}
 
 func (l *lowerer) constant(it *LetItem) {
-	if l.nameTaken(it.Pos, it.Name, "a constant") {
+	at := nameAt(it.Pos, it.Tokens, it.Name)
+	if l.nameTaken(at, it.Name, "a constant") {
 		return
 	}
+	l.site(it.Name, at)
 	sc := &scope{l: l, mom: momConst}
 	v, _ := l.expr(it.Expr, sc)
 	x, ok := v.IsConst()
@@ -451,30 +454,35 @@ func (l *lowerer) def(it *DefItem) {
 		l.errorf(it.Pos, "`def %s(…) = e;` is retired: write `def %s(…) { e }`", it.Name, it.Name)
 		return
 	}
+	at := nameAt(it.Pos, it.Tokens, it.Name)
 	if reservedNames[it.Name] || funcArity[it.Name] > 0 || isKeyword(it.Name) || it.Name == "cost" {
-		l.errorf(it.Pos, "`%s` cannot name a def: it is a keyword or a built-in", it.Name)
+		l.errorf(at, "`%s` cannot name a def: it is a keyword or a built-in", it.Name)
 		return
 	}
 	if _, dup := l.defs[it.Name]; dup {
-		l.errorf(it.Pos, "def `%s` is declared twice", it.Name)
+		l.errorf(at, "def `%s` is declared twice%s", it.Name, l.firstAt(it.Name))
 		return
 	}
 	if _, isConst := l.consts[it.Name]; isConst {
-		l.errorf(it.Pos, "`%s` is a constant and cannot also name a def", it.Name)
+		l.errorf(at, "`%s` is a constant and cannot also name a def%s", it.Name, l.firstAt(it.Name))
 		return
 	}
 	_, stage := l.stageFams[it.Name]
 	_, pool := l.poolFams[it.Name]
 	_, queue := l.queues[it.Name]
 	if stage || pool || queue {
-		l.errorf(it.Pos, "`%s` names a resource and cannot also name a def", it.Name)
+		l.errorf(at, "`%s` names a resource and cannot also name a def%s", it.Name, l.firstAt(it.Name))
 		return
 	}
 	for _, p := range it.Params {
-		if isKeyword(p) {
-			l.errorf(it.Pos, "`%s` is a keyword and cannot name a parameter", p)
+		switch {
+		case isKeyword(p):
+			l.errorf(paramAt(it, p), "`%s` is a keyword and cannot name a parameter", p)
+		case isBuiltinFunc(p):
+			l.errorf(paramAt(it, p), "`%s` is a built-in function, a word of the language, and cannot name a parameter", p)
 		}
 	}
+	l.site(it.Name, at)
 	l.defs[it.Name] = it
 }
 
@@ -486,7 +494,7 @@ func (l *lowerer) nameTaken(pos lexer.Position, name, what string) bool {
 		return true
 	}
 	if _, ok := l.consts[name]; ok {
-		l.errorf(pos, "`%s` is declared twice", name)
+		l.errorf(pos, "`%s` is declared twice%s", name, l.firstAt(name))
 		return true
 	}
 	_, stage := l.stageFams[name]
@@ -494,11 +502,11 @@ func (l *lowerer) nameTaken(pos lexer.Position, name, what string) bool {
 	_, queue := l.queues[name]
 	_, device := l.devices[name]
 	if stage || pool || queue || device {
-		l.errorf(pos, "`%s` is declared twice: it names a resource already", name)
+		l.errorf(pos, "`%s` is declared twice: it names a resource already%s", name, l.firstAt(name))
 		return true
 	}
 	if _, ok := l.defs[name]; ok {
-		l.errorf(pos, "`%s` is a def and cannot also name %s", name, what)
+		l.errorf(pos, "`%s` is a def and cannot also name %s%s", name, what, l.firstAt(name))
 		return true
 	}
 	return false

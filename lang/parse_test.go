@@ -180,14 +180,14 @@ func TestContextualKeywords(t *testing.T) {
 			}
 		}
 		_, err := LoadSource("k.sq", []byte("def "+k+"(x) { x }\nfn main() { }\n"), Options{ReadFile: noFiles})
-		if want := "k.sq:1:1: `" + k + "` cannot name a def: it is a keyword or a built-in"; err == nil || err.Error() != want {
+		if want := "k.sq:1:5: `" + k + "` cannot name a def: it is a keyword or a built-in"; err == nil || err.Error() != want {
 			t.Errorf("def %s: %v, want %s", k, err, want)
 		}
 	}
 	// Context variables are reserved: a `let` or `set` may not take them.
 	for _, k := range []string{"now", "waited", "running", "batch", "admission"} {
 		_, err := LoadSource("k.sq", []byte("let "+k+" = 1;\nfn main() { }\n"), Options{ReadFile: noFiles})
-		if want := "k.sq:1:1: `" + k + "` is a context variable or built-in and cannot name a constant"; err == nil || err.Error() != want {
+		if want := "k.sq:1:5: `" + k + "` is a context variable or built-in and cannot name a constant"; err == nil || err.Error() != want {
 			t.Errorf("let %s: %v, want %s", k, err, want)
 		}
 	}

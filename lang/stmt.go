@@ -1143,7 +1143,10 @@ func (l *lowerer) stmtDef(s *CallStmt, sc *scope) []*model.Stmt {
 	for i, p := range d.Params {
 		inner.bind(p, &binding{ast: s.Args[i], sc: sc, pos: s.Args[i].Pos})
 	}
-	return l.stmtsOf(d.Stmts, inner)
+	mark := len(l.errs)
+	out := l.stmtsOf(d.Stmts, inner)
+	l.noteUse(mark, d, s.Pos)
+	return out
 }
 
 // progresses reports whether every path through b reaches a run of

@@ -733,6 +733,9 @@ func renderError(w io.Writer, e *loadError, le *lang.Error) {
 	if rest != "" {
 		fmt.Fprintln(w, rest)
 	}
+	for _, n := range le.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	if le.Hint != "" {
 		fmt.Fprintf(w, "hint: %s\n", le.Hint)
 	}

@@ -119,3 +119,10 @@ func (c *Chunk) Done() {
 		}
 	}
 }
+
+// Rebind returns c reporting through tb: a test that runs each chunk in a
+// subtest rebinds the chunk to it.
+func Rebind(c Chunk, tb testing.TB) Chunk {
+	c.report = tb
+	return c
+}

@@ -1,0 +1,433 @@
+// Package conformance runs the reference serQ's own tests, ported: each
+// file under testdata/ holds the cases of one reference test file, one
+// chunk each (see README.md for the files covered and the tests left out).
+//
+// A chunk is a program preceded by directives, each a comment line:
+//
+//	// case: pool_semantics.rs a_hold_that_can_never_fit_is_reported_stuck
+//	// run: --horizon 400 [--warmup T] [--seed N] [--arrivals N]
+//	// want: observe NAME = [v, …]     the samples' values, in recording order
+//	// want: observe NAME count = N    the number of samples
+//	// want: pool NAME FIELD = V       a pool row's field (snake case)
+//	// want: stage NAME FIELD = V      a stage row's field
+//	// want: report FIELD = V          a report field (ended, arrivals, turns)
+//	// want: error "REGEXP"            the run fails with a matching error
+//	// deviation: WHY                  serq differs here on purpose (docs/semantics.md)
+//	// file: NAME "TEXT"               a file the program `use`s (a Go string)
+//	// lib: NAME:LINE:COL "REGEXP"     a static error in such a file
+//	// note: "REGEXP"                  a note of some static error
+//
+// A chunk without `run:` is only loaded. A refusal is written as in
+// lang/testdata/errors.sq: `// ### "^COL: MSG$"` on the line the error is
+// reported at, matched against "COL: MSG" (the message's wording may differ
+// from the reference's; the position and the fact it names may not).
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/serq/serq/internal/testutil"
+	"github.com/serq/serq/interp"
+	"github.com/serq/serq/lang"
+	"github.com/serq/serq/lib"
+)
+
+// A conformance case: one chunk and its directives.
+type tcase struct {
+	file, test string // the reference test it ports
+	run        *interp.Options
+	wants      []want
+	deviation  string
+	line       int               // the case directive's line in the chunk
+	files      map[string]string // the files it uses, by name
+	libErrs    []libErr
+	notes      []*regexp.Regexp
+}
+
+// libErr is a static error expected in a used file.
+type libErr struct {
+	pos string // NAME:LINE:COL
+	rx  *regexp.Regexp
+}
+
+type want struct {
+	kind, name, field string
+	values            []float64
+	rx                *regexp.Regexp
+	line              int
+}
+
+func TestConformance(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.sq"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no conformance files: %v", err)
+	}
+	cases, passed, deviations := 0, 0, 0
+	for _, file := range files {
+		for _, c := range testutil.Read(file, t) {
+			tc, err := parseCase(c.Source)
+			if err != nil {
+				t.Errorf("%s: chunk at %q: %v", file, firstLine(c.Source), err)
+				continue
+			}
+			cases++
+			if tc.deviation != "" {
+				deviations++
+			}
+			ok := t.Run(tc.file+"/"+tc.test, func(t *testing.T) {
+				c := testutil.Rebind(c, t)
+				check(t, &c, tc)
+			})
+			if ok {
+				passed++
+			}
+		}
+	}
+	t.Logf("conformance: %d cases, %d passed, %d listed deviations", cases, passed, deviations)
+}
+
+func firstLine(src string) string {
+	line, _, _ := strings.Cut(src, "\n")
+	return line
+}
+
+// parseCase reads a chunk's directives.
+func parseCase(src string) (*tcase, error) {
+	tc := &tcase{}
+	for i, line := range strings.Split(src, "\n") {
+		text := strings.TrimSpace(line)
+		rest, ok := strings.CutPrefix(text, "//")
+		if !ok {
+			continue
+		}
+		rest = strings.TrimSpace(rest)
+		key, val, ok := strings.Cut(rest, ":")
+		if !ok {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		switch key {
+		case "case":
+			file, test, ok := strings.Cut(val, " ")
+			if !ok || !strings.HasSuffix(file, ".rs") {
+				return nil, fmt.Errorf("line %d: want `// case: FILE.rs TEST`", i+1)
+			}
+			tc.file, tc.test, tc.line = file, strings.TrimSpace(test), i+1
+		case "run":
+			opt, err := parseRun(val)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %v", i+1, err)
+			}
+			tc.run = opt
+		case "want":
+			w, err := parseWant(val)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %v", i+1, err)
+			}
+			w.line = i + 1
+			tc.wants = append(tc.wants, w)
+		case "deviation":
+			tc.deviation = val
+		case "file":
+			name, text, ok := strings.Cut(val, " ")
+			body, err := strconv.Unquote(strings.TrimSpace(text))
+			if !ok || err != nil {
+				return nil, fmt.Errorf("line %d: want `// file: NAME \"TEXT\"`", i+1)
+			}
+			if tc.files == nil {
+				tc.files = map[string]string{}
+			}
+			tc.files[name] = body
+		case "lib":
+			pos, pat, ok := strings.Cut(val, " ")
+			rx, err := quotedRegexp(pat)
+			if !ok || err != nil {
+				return nil, fmt.Errorf("line %d: want `// lib: NAME:LINE:COL \"REGEXP\"`: %v", i+1, err)
+			}
+			tc.libErrs = append(tc.libErrs, libErr{pos, rx})
+		case "note":
+			rx, err := quotedRegexp(val)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %v", i+1, err)
+			}
+			tc.notes = append(tc.notes, rx)
+		}
+	}
+	if tc.file == "" {
+		return nil, errors.New("no `// case:` line")
+	}
+	if len(tc.wants) > 0 && tc.run == nil {
+		return nil, errors.New("`// want:` without `// run:`")
+	}
+	if tc.run != nil && len(tc.wants) == 0 {
+		return nil, errors.New("`// run:` without `// want:`: a case that cannot fail")
+	}
+	return tc, nil
+}
+
+func quotedRegexp(s string) (*regexp.Regexp, error) {
+	pat, err := strconv.Unquote(strings.TrimSpace(s))
+	if err != nil {
+		return nil, err
+	}
+	return regexp.Compile(pat)
+}
+
+func parseRun(val string) (*interp.Options, error) {
+	opt := &interp.Options{Seed: 1}
+	f := strings.Fields(val)
+	if len(f)%2 != 0 {
+		return nil, fmt.Errorf("run: want flag value pairs, got %q", val)
+	}
+	for i := 0; i < len(f); i += 2 {
+		v, err := strconv.ParseFloat(f[i+1], 64)
+		if err != nil {
+			return nil, fmt.Errorf("run: %s: %v", f[i], err)
+		}
+		switch f[i] {
+		case "--horizon":
+			opt.Horizon = v
+		case "--warmup":
+			opt.Warmup = v
+		case "--seed":
+			opt.Seed = uint64(v)
+		case "--arrivals":
+			opt.Arrivals = uint64(v)
+		default:
+			return nil, fmt.Errorf("run: unknown flag %s", f[i])
+		}
+	}
+	if opt.Horizon == 0 {
+		return nil, errors.New("run: no --horizon")
+	}
+	return opt, nil
+}
+
+var (
+	wantSamples = regexp.MustCompile(`^observe (\S+) = \[(.*)\]$`)
+	wantCount   = regexp.MustCompile(`^observe (\S+) count = (\S+)$`)
+	wantRow     = regexp.MustCompile(`^(pool|stage) (\S+) (\w+) = (\S+)$`)
+	wantReport  = regexp.MustCompile(`^report (\w+) = (\S+)$`)
+	wantError   = regexp.MustCompile(`^error (".*")$`)
+)
+
+func parseWant(val string) (want, error) {
+	num := func(s string) (float64, error) {
+		return strconv.ParseFloat(strings.TrimSpace(s), 64)
+	}
+	if m := wantSamples.FindStringSubmatch(val); m != nil {
+		w := want{kind: "samples", name: m[1], values: []float64{}}
+		if strings.TrimSpace(m[2]) != "" {
+			for _, s := range strings.Split(m[2], ",") {
+				v, err := num(s)
+				if err != nil {
+					return w, err
+				}
+				w.values = append(w.values, v)
+			}
+		}
+		return w, nil
+	}
+	if m := wantCount.FindStringSubmatch(val); m != nil {
+		v, err := num(m[2])
+		return want{kind: "count", name: m[1], values: []float64{v}}, err
+	}
+	if m := wantRow.FindStringSubmatch(val); m != nil {
+		v, err := num(m[4])
+		return want{kind: m[1], name: m[2], field: m[3], values: []float64{v}}, err
+	}
+	if m := wantReport.FindStringSubmatch(val); m != nil {
+		v, err := num(m[2])
+		return want{kind: "report", field: m[1], values: []float64{v}}, err
+	}
+	if m := wantError.FindStringSubmatch(val); m != nil {
+		pat, err := strconv.Unquote(m[1])
+		if err != nil {
+			return want{}, err
+		}
+		rx, err := regexp.Compile(pat)
+		return want{kind: "error", rx: rx}, err
+	}
+	return want{}, fmt.Errorf("want: cannot read %q", val)
+}
+
+// check loads the chunk, matches its static errors, runs it when the case
+// says so and checks the outcome.
+func check(t *testing.T, c *testutil.Chunk, tc *tcase) {
+	dir := filepath.Dir(c.Filename)
+	read := func(path string) ([]byte, error) {
+		for name, text := range tc.files {
+			if filepath.Join(dir, name) == filepath.Clean(path) {
+				return []byte(text), nil
+			}
+		}
+		return nil, fmt.Errorf("open %s: %w", path, os.ErrNotExist)
+	}
+	prog, err := lang.LoadSource(c.Filename, []byte(c.Source), lang.Options{Lib: lib.FS, ReadFile: read})
+	libErrs := slices.Clone(tc.libErrs)
+	var notes []string
+	for _, e := range staticErrors(t, err) {
+		notes = append(notes, e.Notes...)
+		if e.Pos.File != c.Filename {
+			pos := fmt.Sprintf("%s:%d:%d", e.Pos.File, e.Pos.Line, e.Pos.Col)
+			i := slices.IndexFunc(libErrs, func(l libErr) bool {
+				return filepath.Join(dir, l.pos) == pos && l.rx.MatchString(e.Msg)
+			})
+			if i < 0 {
+				t.Errorf("unexpected error in a used file: %v", e)
+				continue
+			}
+			libErrs = slices.Delete(libErrs, i, i+1)
+			continue
+		}
+		c.GotError(e.Pos.Line, fmt.Sprintf("%d: %s", e.Pos.Col, e.Msg))
+	}
+	c.Done()
+	for _, l := range libErrs {
+		t.Errorf("expected an error at %s matching %q", l.pos, l.rx)
+	}
+	for _, rx := range tc.notes {
+		if !slices.ContainsFunc(notes, rx.MatchString) {
+			t.Errorf("no note matches %q; notes: %q", rx, notes)
+		}
+	}
+	if err != nil || tc.run == nil {
+		if err != nil && tc.run != nil {
+			t.Errorf("a case to run does not load")
+		}
+		return
+	}
+	rep, err := interp.Run(context.Background(), prog, *tc.run)
+	var wantErr *want
+	for i := range tc.wants {
+		if tc.wants[i].kind == "error" {
+			wantErr = &tc.wants[i]
+		}
+	}
+	switch {
+	case wantErr != nil && err == nil:
+		t.Fatalf("line %d: the run succeeds, want an error matching %q", wantErr.line, wantErr.rx)
+	case wantErr != nil:
+		if !wantErr.rx.MatchString(err.Error()) {
+			t.Errorf("line %d: run error %q does not match %q", wantErr.line, err, wantErr.rx)
+		}
+		return
+	case err != nil:
+		t.Fatalf("run: %v", err)
+	}
+	for _, w := range tc.wants {
+		got, err := outcome(rep, w)
+		if err != nil {
+			t.Errorf("line %d: %v", w.line, err)
+			continue
+		}
+		if !sameValues(got, w.values) {
+			t.Errorf("line %d: %s %s %s = %v, want %v", w.line, w.kind, w.name, w.field, got, w.values)
+		}
+	}
+}
+
+func sameValues(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) && math.Abs(a[i]-b[i]) > 1e-9*math.Max(1, math.Abs(b[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// outcome reads what a want names from the report.
+func outcome(rep *interp.Report, w want) ([]float64, error) {
+	switch w.kind {
+	case "samples", "count":
+		for _, o := range rep.Observes {
+			if o.Name != w.name {
+				continue
+			}
+			if w.kind == "count" {
+				return []float64{float64(o.Count)}, nil
+			}
+			vs := []float64{}
+			for _, s := range o.Samples {
+				vs = append(vs, s.Value)
+			}
+			return vs, nil
+		}
+		return nil, fmt.Errorf("no observe %s", w.name)
+	case "pool":
+		for i := range rep.Pools {
+			if rep.Pools[i].DisplayName() == w.name {
+				return field(&rep.Pools[i], w.field)
+			}
+		}
+		return nil, fmt.Errorf("no pool %s", w.name)
+	case "stage":
+		for i := range rep.Stages {
+			if rep.Stages[i].DisplayName() == w.name {
+				return field(&rep.Stages[i], w.field)
+			}
+		}
+		return nil, fmt.Errorf("no stage %s", w.name)
+	case "report":
+		return field(rep, w.field)
+	}
+	return nil, fmt.Errorf("unknown want %s", w.kind)
+}
+
+// field reads a numeric field of a report row by its snake-case name.
+func field(row any, name string) ([]float64, error) {
+	var camel strings.Builder
+	for _, part := range strings.Split(name, "_") {
+		if part != "" {
+			camel.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	v := reflect.ValueOf(row).Elem().FieldByName(camel.String())
+	switch {
+	case !v.IsValid():
+		return nil, fmt.Errorf("no field %s in %T", name, row)
+	case v.CanUint():
+		return []float64{float64(v.Uint())}, nil
+	case v.CanInt():
+		return []float64{float64(v.Int())}, nil
+	case v.CanFloat():
+		return []float64{v.Float()}, nil
+	case v.Kind() == reflect.Bool:
+		if v.Bool() {
+			return []float64{1}, nil
+		}
+		return []float64{0}, nil
+	}
+	return nil, fmt.Errorf("field %s of %T is no number", name, row)
+}
+
+// staticErrors returns the static errors in err, failing on any other.
+func staticErrors(t *testing.T, err error) []*lang.Error {
+	t.Helper()
+	var list lang.ErrorList
+	var one *lang.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &list):
+		return list
+	case errors.As(err, &one):
+		return []*lang.Error{one}
+	}
+	t.Errorf("an error that is not a static error: %T %v", err, err)
+	return nil
+}
