@@ -44,13 +44,13 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/mattn/go-isatty"
 
 	"github.com/serq/serq/draw"
+	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
@@ -398,7 +398,7 @@ func (c *drawCmd) Run(e *env) error {
 		out = draw.SVG(prog)
 	}
 	if c.Out != nil {
-		if err := os.WriteFile(*c.Out, out, 0o644); err != nil {
+		if err := safeio.WriteFile(*c.Out, out); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Out, err)}
 		}
 		return nil
@@ -546,7 +546,7 @@ func (c *loadFlags) load(e *env) (*model.Program, error) {
 	}
 	opts.Sets = append(opts.Sets, args...)
 
-	src, err := os.ReadFile(c.File)
+	src, err := lang.ReadSource(c.File)
 	if err != nil {
 		var perr *fs.PathError
 		if errors.As(err, &perr) {
@@ -562,7 +562,7 @@ func (c *loadFlags) load(e *env) (*model.Program, error) {
 		if b, ok := sources[p]; ok {
 			return b, nil
 		}
-		b, err := os.ReadFile(p)
+		b, err := lang.ReadSource(p)
 		if err == nil {
 			sources[p] = b
 		}
@@ -724,9 +724,10 @@ func renderError(w io.Writer, e *loadError, le *lang.Error) {
 	} else {
 		fmt.Fprintf(w, "%s: %s\n", pos, first)
 		if line, ok := sourceLine(e, pos.File, pos.Line); ok {
+			line, col := snippet(line, pos.Col)
 			fmt.Fprintf(w, " | %s\n", line)
-			if pos.Col > 0 {
-				fmt.Fprintf(w, " | %s^\n", caretIndent(line, pos.Col))
+			if col > 0 {
+				fmt.Fprintf(w, " | %s^\n", caretIndent(line, col))
 			}
 		}
 	}
@@ -744,7 +745,7 @@ func sourceLine(e *loadError, file string, n int) (string, bool) {
 	src, ok := e.sources[file]
 	if !ok {
 		var err error
-		if src, err = os.ReadFile(file); err != nil {
+		if src, err = lang.ReadSource(file); err != nil {
 			if src, err = fs.ReadFile(lib.FS, path.Base(file)); err != nil {
 				return "", false
 			}
@@ -755,7 +756,7 @@ func sourceLine(e *loadError, file string, n int) (string, bool) {
 		return "", false
 	}
 	line := string(bytes.TrimSuffix(lines[n-1], []byte("\r")))
-	if !utf8.ValidString(line) {
+	if !quotable(line) {
 		return "", false
 	}
 	return line, true
@@ -820,7 +821,7 @@ func expandInstances(flags []string) ([]string, error) {
 		}
 		in, err := lang.ReadInstance(path, nil)
 		if err != nil {
-			src, _ := os.ReadFile(path)
+			src, _ := lang.ReadSource(path)
 			return nil, &loadError{file: path, err: err, sources: map[string][]byte{path: src}}
 		}
 		for _, s := range in.Sets {
