@@ -350,6 +350,10 @@ func (s *Sim) turn(ss *session) {
 
 func (s *Sim) choose(ss *session, st *model.Stmt) {
 	n := math.Floor(s.eval(st.N, ss))
+	if n > maxChoose {
+		s.fail(ss, st.Pos, "`choose` over %s candidates, more than %d, the limit", fmtNum(n), maxChoose)
+		return
+	}
 	var best, cur [8]float64
 	nk := min(len(st.Keys), len(best))
 	bestJ := 0.0

@@ -15,6 +15,7 @@ type Options struct {
 	Seed     uint64
 	Arrivals uint64 // > 0: exactly this many arrivals, then drain (open workloads)
 	Version  string // reported as serq_version
+	MaxLive  int    // bound on sessions and legs live at once; 0 means DefaultMaxLive
 }
 
 // RunError is a failure of a running program: the program was valid but
@@ -117,6 +118,7 @@ type Sim struct {
 	zero           *session
 	threads        []*session
 	legsLive       []*session
+	progress       progressGuard
 }
 
 // New prepares a run of p.
@@ -269,6 +271,9 @@ func (s *Sim) Step() bool {
 	s.handle(ev)
 	if s.err == nil {
 		s.settle()
+	}
+	if s.err == nil {
+		s.checkProgress()
 	}
 	if s.err == nil && s.draining && len(s.live) == 0 {
 		s.finishDrained()

@@ -141,6 +141,7 @@ type runCmd struct {
 	JSON         bool    `name:"json" help:"Print the report as one line of JSON."`
 	Trace        *string `placeholder:"F" help:"Replace the program's trace CSV (a path relative to the current directory)."`
 	Dump         *string `placeholder:"DIR" help:"Write per-sample CSVs into DIR."`
+	MaxLive      *string `name:"max-live" placeholder:"N" help:"Stop when more than N sessions and fork legs are live at once (default 1000000)."`
 }
 
 type tuiCmd struct {
@@ -171,6 +172,7 @@ type loadError struct {
 	file    string            // FILE as given
 	err     error             // lang.ErrorList, *lang.Error, or any error
 	sources map[string][]byte // the files Load read, by the path it read them with
+	partial *interp.Report    // a run stopped by a progress guard: its report so far
 }
 
 func (e *loadError) Error() string { return e.file + ": " + e.err.Error() }
@@ -436,12 +438,20 @@ func (c *runCmd) Run(e *env) error {
 		}
 		prog.Workload.Trace = *c.Trace
 	}
-	sim, err := interp.New(prog, interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version})
+	maxLive, err := c.maxLive()
+	if err != nil {
+		return err
+	}
+	sim, err := interp.New(prog, interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version, MaxLive: maxLive})
 	if err != nil {
 		return &loadError{file: c.File, err: err}
 	}
 	if err := runWithProgress(sim, e.stderr); err != nil {
-		return &loadError{file: c.File, err: err}
+		lerr := &loadError{file: c.File, err: err}
+		if errors.As(err, new(*interp.ProgressError)) {
+			lerr.partial = sim.Report()
+		}
+		return lerr
 	}
 	rep := sim.Report()
 	if c.Dump != nil {
@@ -689,6 +699,9 @@ func numberExpr(x float64) string { return model.FormatNum(x) }
 // source line and a caret under the column, the message's further lines
 // and the hint.
 func renderLoadError(w io.Writer, e *loadError) {
+	if e.partial != nil {
+		defer renderPartial(w, e)
+	}
 	var list lang.ErrorList
 	var one *lang.Error
 	var rerr *interp.RunError
