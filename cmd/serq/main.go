@@ -31,6 +31,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -188,6 +189,16 @@ type exitSignal struct{ code int }
 // run runs serq with the arguments after the program name and returns the
 // exit status. Nothing reaches stdout unless the command succeeds.
 func run(args []string, stdout, stderr io.Writer) (code int) {
+	// A failed write to stdout (a full disk, a closed pipe) fails the
+	// command, whatever it printed.
+	out := &checkedWriter{w: stdout}
+	stdout = out
+	defer func() {
+		if out.err != nil {
+			fmt.Fprintf(stderr, "serq: cannot write the output: %v\n", unwrapPath(out.err))
+			code = 1
+		}
+	}()
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-V") {
 		if len(args) > 1 {
 			return usage(stderr, "", fmt.Sprintf("`%s` takes no arguments, found `%s`", args[0], args[1]))
@@ -244,6 +255,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	kctx, err := parser.Parse(flags)
+	if err != nil && out.err != nil {
+		return 1 // --help could not be written
+	}
 	if err != nil {
 		if cmd == "" {
 			var perr *kong.ParseError
@@ -263,10 +277,13 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		uerr *usageError
 		lerr *loadError
 		nerr *notYetError
+		ierr *interruptedError
 	)
 	switch {
 	case err == nil:
 		return 0
+	case out.err != nil:
+		return 1 // the deferred message says why
 	case errors.As(err, &uerr):
 		return usage(stderr, cmd, uerr.msg)
 	case errors.As(err, &lerr):
@@ -275,6 +292,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	case errors.As(err, &nerr):
 		fmt.Fprintln(stderr, nerr.Error())
 		return 1
+	case errors.As(err, &ierr):
+		fmt.Fprintf(stderr, "serq %s: %v\n", cmd, err)
+		return ierr.code()
 	default:
 		fmt.Fprintf(stderr, "serq %s: %v\n", cmd, err)
 		return 1
@@ -446,7 +466,12 @@ func (c *runCmd) Run(e *env) error {
 	if err != nil {
 		return &loadError{file: c.File, err: err}
 	}
-	if err := runWithProgress(sim, e.stderr); err != nil {
+	in := catchInterrupts()
+	defer in.stop()
+	if err := runWithProgress(sim, e.stderr, in); err != nil {
+		if errors.As(err, new(*interruptedError)) {
+			return err
+		}
 		lerr := &loadError{file: c.File, err: err}
 		if errors.As(err, new(*interp.ProgressError)) {
 			lerr.partial = sim.Report()
@@ -455,9 +480,15 @@ func (c *runCmd) Run(e *env) error {
 	}
 	rep := sim.Report()
 	if c.Dump != nil {
-		if err := writeDump(*c.Dump, rep); err != nil {
+		if err := writeDumpStop(*c.Dump, rep, in.stopped); err != nil {
+			if errors.Is(err, errInterrupted) {
+				return &interruptedError{sig: in.caught(), what: fmt.Sprintf("the dump was abandoned, no file in %s changed; no report written", *c.Dump)}
+			}
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, err)}
 		}
+	}
+	if sig := in.caught(); sig != nil && c.Dump == nil {
+		return &interruptedError{sig: sig, what: "the run ended; no report written"}
 	}
 	if c.JSON {
 		return writeJSON(e.stdout, rep)
@@ -487,12 +518,14 @@ func (c *tuiCmd) Run(e *env) error {
 	if s.warmup >= horizon {
 		return &loadError{file: c.File, err: fmt.Errorf("warmup %s is not below the horizon %s", *c.Warmup, horizonText)}
 	}
-	out, ok := e.stdout.(*os.File)
+	out, ok := stdoutFile(e.stdout)
 	if !ok || !(isatty.IsTerminal(out.Fd()) || isatty.IsCygwinTerminal(out.Fd())) {
 		return errors.New("stdout is not a terminal: the TUI needs one (serq run prints a report anywhere)")
 	}
 	opts := tui.Options{Horizon: horizon, Warmup: s.warmup, Seed: s.seed, Version: version, Title: filepath.Base(c.File)}
-	return tui.Run(prog, opts, tea.WithAltScreen(), tea.WithOutput(out))
+	return runTUI(func(ctx context.Context) error {
+		return tui.Run(prog, opts, tea.WithAltScreen(), tea.WithOutput(out), tea.WithContext(ctx))
+	})
 }
 
 // settings validates the run settings given.
