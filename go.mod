@@ -16,6 +16,7 @@ require (
 	github.com/huandu/go-clone v1.7.3
 	github.com/mattn/go-isatty v0.0.24
 	github.com/muesli/termenv v0.16.0
+	golang.org/x/tools v0.35.0
 )
 
 require (

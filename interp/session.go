@@ -354,6 +354,10 @@ func (s *Sim) turn(ss *session) {
 
 func (s *Sim) choose(ss *session, st *model.Stmt) {
 	n := math.Floor(s.eval(st.N, ss))
+	if n > maxChoose {
+		s.fail(ss, st.Pos, "`choose` over %s candidates, more than %d, the limit", fmtNum(n), maxChoose)
+		return
+	}
 	m := &s.keys.choose
 	m.reset(len(st.Keys))
 	bestJ := 0.0

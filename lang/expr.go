@@ -292,6 +292,11 @@ var fmtNum = model.FormatNum
 
 // expr lowers e in sc, folding constants.
 func (l *lowerer) expr(e *Expr, sc *scope) (*model.Expr, typ) {
+	if !l.withinLimits(e.Pos) {
+		return model.Num(0), nil
+	}
+	l.exprDepth++
+	defer func() { l.exprDepth-- }()
 	c, ct := l.orExpr(e.Cond, sc)
 	if e.Then == nil {
 		return c, ct

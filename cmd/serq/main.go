@@ -31,6 +31,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,13 +45,13 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/mattn/go-isatty"
 
 	"github.com/serq/serq/draw"
+	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
@@ -141,6 +142,7 @@ type runCmd struct {
 	JSON         bool    `name:"json" help:"Print the report as one line of JSON."`
 	Trace        *string `placeholder:"F" help:"Replace the program's trace CSV (a path relative to the current directory)."`
 	Dump         *string `placeholder:"DIR" help:"Write per-sample CSVs into DIR."`
+	MaxLive      *string `name:"max-live" placeholder:"N" help:"Stop when more than N sessions and fork legs are live at once (default 1000000)."`
 }
 
 type tuiCmd struct {
@@ -171,6 +173,7 @@ type loadError struct {
 	file    string            // FILE as given
 	err     error             // lang.ErrorList, *lang.Error, or any error
 	sources map[string][]byte // the files Load read, by the path it read them with
+	partial *interp.Report    // a run stopped by a progress guard: its report so far
 }
 
 func (e *loadError) Error() string { return e.file + ": " + e.err.Error() }
@@ -186,6 +189,16 @@ type exitSignal struct{ code int }
 // run runs serq with the arguments after the program name and returns the
 // exit status. Nothing reaches stdout unless the command succeeds.
 func run(args []string, stdout, stderr io.Writer) (code int) {
+	// A failed write to stdout (a full disk, a closed pipe) fails the
+	// command, whatever it printed.
+	out := &checkedWriter{w: stdout}
+	stdout = out
+	defer func() {
+		if out.err != nil {
+			fmt.Fprintf(stderr, "serq: cannot write the output: %v\n", unwrapPath(out.err))
+			code = 1
+		}
+	}()
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-V") {
 		if len(args) > 1 {
 			return usage(stderr, "", fmt.Sprintf("`%s` takes no arguments, found `%s`", args[0], args[1]))
@@ -242,6 +255,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	kctx, err := parser.Parse(flags)
+	if err != nil && out.err != nil {
+		return 1 // --help could not be written
+	}
 	if err != nil {
 		if cmd == "" {
 			var perr *kong.ParseError
@@ -261,10 +277,13 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		uerr *usageError
 		lerr *loadError
 		nerr *notYetError
+		ierr *interruptedError
 	)
 	switch {
 	case err == nil:
 		return 0
+	case out.err != nil:
+		return 1 // the deferred message says why
 	case errors.As(err, &uerr):
 		return usage(stderr, cmd, uerr.msg)
 	case errors.As(err, &lerr):
@@ -273,6 +292,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	case errors.As(err, &nerr):
 		fmt.Fprintln(stderr, nerr.Error())
 		return 1
+	case errors.As(err, &ierr):
+		fmt.Fprintf(stderr, "serq %s: %v\n", cmd, err)
+		return ierr.code()
 	default:
 		fmt.Fprintf(stderr, "serq %s: %v\n", cmd, err)
 		return 1
@@ -398,7 +420,7 @@ func (c *drawCmd) Run(e *env) error {
 		out = draw.SVG(prog)
 	}
 	if c.Out != nil {
-		if err := os.WriteFile(*c.Out, out, 0o644); err != nil {
+		if err := safeio.WriteFile(*c.Out, out); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Out, err)}
 		}
 		return nil
@@ -436,18 +458,37 @@ func (c *runCmd) Run(e *env) error {
 		}
 		prog.Workload.Trace = *c.Trace
 	}
-	sim, err := interp.New(prog, interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version})
+	maxLive, err := c.maxLive()
+	if err != nil {
+		return err
+	}
+	sim, err := interp.New(prog, interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version, MaxLive: maxLive})
 	if err != nil {
 		return &loadError{file: c.File, err: err}
 	}
-	if err := runWithProgress(sim, e.stderr); err != nil {
-		return &loadError{file: c.File, err: err}
+	in := catchInterrupts()
+	defer in.stop()
+	if err := runWithProgress(sim, e.stderr, in); err != nil {
+		if errors.As(err, new(*interruptedError)) {
+			return err
+		}
+		lerr := &loadError{file: c.File, err: err}
+		if errors.As(err, new(*interp.ProgressError)) {
+			lerr.partial = sim.Report()
+		}
+		return lerr
 	}
 	rep := sim.Report()
 	if c.Dump != nil {
-		if err := writeDump(*c.Dump, rep); err != nil {
+		if err := writeDumpStop(*c.Dump, rep, in.stopped); err != nil {
+			if errors.Is(err, errInterrupted) {
+				return &interruptedError{sig: in.caught(), what: fmt.Sprintf("the dump was abandoned, no file in %s changed; no report written", *c.Dump)}
+			}
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, err)}
 		}
+	}
+	if sig := in.caught(); sig != nil && c.Dump == nil {
+		return &interruptedError{sig: sig, what: "the run ended; no report written"}
 	}
 	if c.JSON {
 		return writeJSON(e.stdout, rep)
@@ -477,12 +518,14 @@ func (c *tuiCmd) Run(e *env) error {
 	if s.warmup >= horizon {
 		return &loadError{file: c.File, err: fmt.Errorf("warmup %s is not below the horizon %s", *c.Warmup, horizonText)}
 	}
-	out, ok := e.stdout.(*os.File)
+	out, ok := stdoutFile(e.stdout)
 	if !ok || !(isatty.IsTerminal(out.Fd()) || isatty.IsCygwinTerminal(out.Fd())) {
 		return errors.New("stdout is not a terminal: the TUI needs one (serq run prints a report anywhere)")
 	}
 	opts := tui.Options{Horizon: horizon, Warmup: s.warmup, Seed: s.seed, Version: version, Title: filepath.Base(c.File)}
-	return tui.Run(prog, opts, tea.WithAltScreen(), tea.WithOutput(out))
+	return runTUI(func(ctx context.Context) error {
+		return tui.Run(prog, opts, tea.WithAltScreen(), tea.WithOutput(out), tea.WithContext(ctx))
+	})
 }
 
 // settings validates the run settings given.
@@ -546,7 +589,7 @@ func (c *loadFlags) load(e *env) (*model.Program, error) {
 	}
 	opts.Sets = append(opts.Sets, args...)
 
-	src, err := os.ReadFile(c.File)
+	src, err := lang.ReadSource(c.File)
 	if err != nil {
 		var perr *fs.PathError
 		if errors.As(err, &perr) {
@@ -562,7 +605,7 @@ func (c *loadFlags) load(e *env) (*model.Program, error) {
 		if b, ok := sources[p]; ok {
 			return b, nil
 		}
-		b, err := os.ReadFile(p)
+		b, err := lang.ReadSource(p)
 		if err == nil {
 			sources[p] = b
 		}
@@ -689,6 +732,9 @@ func numberExpr(x float64) string { return model.FormatNum(x) }
 // source line and a caret under the column, the message's further lines
 // and the hint.
 func renderLoadError(w io.Writer, e *loadError) {
+	if e.partial != nil {
+		defer renderPartial(w, e)
+	}
 	var list lang.ErrorList
 	var one *lang.Error
 	var rerr *interp.RunError
@@ -724,9 +770,10 @@ func renderError(w io.Writer, e *loadError, le *lang.Error) {
 	} else {
 		fmt.Fprintf(w, "%s: %s\n", pos, first)
 		if line, ok := sourceLine(e, pos.File, pos.Line); ok {
+			line, col := snippet(line, pos.Col)
 			fmt.Fprintf(w, " | %s\n", line)
-			if pos.Col > 0 {
-				fmt.Fprintf(w, " | %s^\n", caretIndent(line, pos.Col))
+			if col > 0 {
+				fmt.Fprintf(w, " | %s^\n", caretIndent(line, col))
 			}
 		}
 	}
@@ -747,7 +794,7 @@ func sourceLine(e *loadError, file string, n int) (string, bool) {
 	src, ok := e.sources[file]
 	if !ok {
 		var err error
-		if src, err = os.ReadFile(file); err != nil {
+		if src, err = lang.ReadSource(file); err != nil {
 			if src, err = fs.ReadFile(lib.FS, path.Base(file)); err != nil {
 				return "", false
 			}
@@ -758,7 +805,7 @@ func sourceLine(e *loadError, file string, n int) (string, bool) {
 		return "", false
 	}
 	line := string(bytes.TrimSuffix(lines[n-1], []byte("\r")))
-	if !utf8.ValidString(line) {
+	if !quotable(line) {
 		return "", false
 	}
 	return line, true
@@ -823,7 +870,7 @@ func expandInstances(flags []string) ([]string, error) {
 		}
 		in, err := lang.ReadInstance(path, nil)
 		if err != nil {
-			src, _ := os.ReadFile(path)
+			src, _ := lang.ReadSource(path)
 			return nil, &loadError{file: path, err: err, sources: map[string][]byte{path: src}}
 		}
 		for _, s := range in.Sets {
