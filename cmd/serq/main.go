@@ -9,6 +9,7 @@
 //	                [--set name=expr]... [--def name=expr]... [-- --name value ...]
 //	serq draw  FILE [--format svg|txt|tikz] [--standalone] [--out PATH]
 //	                [--set name=expr]... [--def name=expr]... [-- --name value ...]
+//	serq target FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]
 //	serq --version
 //
 // FILE is program text (.sq), or IR JSON (.json) as `serq ir` prints it,
@@ -72,11 +73,14 @@ type cli struct {
 	Run     runCmd   `cmd:"" help:"Simulate a program and print the report (not implemented yet)."`
 	Tui     tuiCmd   `cmd:"" name:"tui" help:"Step a simulation live in the terminal UI (without --horizon it runs to t=1e9)."`
 	Draw    drawCmd  `cmd:"" name:"draw" help:"Draw the deployment as a standalone SVG or as box-drawing text."`
+
+	// The language's tools, each in a file of its own (target.go).
+	Target targetCmd `cmd:"" name:"target" help:"Print the vLLM configuration the program describes, as JSON (refused where vLLM cannot run it)."`
 }
 
 // usages are the commands' usage lines, printed after a usage error.
 var usages = map[string]string{
-	"":      "serq <check|ir|run|tui|draw> FILE [OPTIONS] | serq --version",
+	"":      "serq <check|ir|run|tui|draw|target> FILE [OPTIONS] | serq --version",
 	"check": "serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"ir":    "serq ir FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
@@ -85,6 +89,7 @@ var usages = map[string]string{
 		"[--def name=expr]... [-- --name value ...]",
 	"draw": "serq draw FILE [--format svg|txt|tikz] [--standalone] [--out PATH] [--set name=expr]... " +
 		"[--def name=expr]... [-- --name value ...]",
+	"target": "serq target FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 }
 
 // env is what a command's Run method works with.
