@@ -108,7 +108,7 @@ func VLLM(p *model.Program) (*VLLMTarget, error) {
 		return nil, err
 	}
 	if len(fams) == 0 {
-		var engine int = -1
+		engine := -1
 		for si, st := range p.Stages {
 			if st.Kind == model.Step {
 				engine = si
