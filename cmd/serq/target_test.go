@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -59,4 +61,37 @@ func TestTargetErrors(t *testing.T) {
 			t.Errorf("serq target %q = %d, stdout %q, stderr:\n%s\nwant %d, \"\", stderr:\n%s", tt.args, code, stdout, stderr, tt.code, tt.want)
 		}
 	}
+}
+
+// TestTargetDocs checks that the examples of docs/cli.md §7 are what
+// `serq target` prints today.
+func TestTargetDocs(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := string(doc)
+	if i := strings.Index(sec, "## 7. `serq target`"); i >= 0 {
+		sec = sec[i:]
+	} else {
+		t.Fatal("docs/cli.md has no section `serq target`")
+	}
+	blocks := regexp.MustCompile("(?s)```(?:json)?\n(.*?)```").FindAllStringSubmatch(sec, -1)
+	if len(blocks) != 2 {
+		t.Fatalf("docs/cli.md §7 has %d code blocks, want 2", len(blocks))
+	}
+	_, out, _ := serq(t, "target", "../../examples/single-turn/vllm.sq")
+	if blocks[0][1] != out {
+		t.Errorf("docs/cli.md's configuration differs from serq target:\n%s", out)
+	}
+	if code, _, errs := serqIn(t, "../..", "target", "examples/single-turn/tandem.sq"); code != 1 || blocks[1][1] != errs {
+		t.Errorf("docs/cli.md's refusal differs from serq target (exit %d):\n%s", code, errs)
+	}
+}
+
+// serqIn runs the CLI in process from directory dir.
+func serqIn(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	t.Chdir(dir)
+	return serq(t, args...)
 }
