@@ -7,8 +7,9 @@
 //	                [-- --name value ...]
 //	serq tui   FILE [--horizon T] [--warmup T] [--seed N]
 //	                [--set name=expr]... [--def name=expr]... [-- --name value ...]
-//	serq draw  FILE [--format svg|txt] [--out PATH]
+//	serq draw  FILE [--format svg|txt|tikz] [--standalone] [--out PATH]
 //	                [--set name=expr]... [--def name=expr]... [-- --name value ...]
+//	serq target FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]
 //	serq --version
 //
 // FILE is program text (.sq), or IR JSON (.json) as `serq ir` prints it,
@@ -73,19 +74,23 @@ type cli struct {
 	Run     runCmd   `cmd:"" help:"Simulate a program and print the report (not implemented yet)."`
 	Tui     tuiCmd   `cmd:"" name:"tui" help:"Step a simulation live in the terminal UI (without --horizon it runs to t=1e9)."`
 	Draw    drawCmd  `cmd:"" name:"draw" help:"Draw the deployment as a standalone SVG or as box-drawing text."`
+
+	// The language's tools, each in a file of its own (target.go).
+	Target targetCmd `cmd:"" name:"target" help:"Print the vLLM configuration the program describes, as JSON (refused where vLLM cannot run it)."`
 }
 
 // usages are the commands' usage lines, printed after a usage error.
 var usages = map[string]string{
-	"":      "serq <check|ir|run|tui|draw> FILE [OPTIONS] | serq --version",
+	"":      "serq <check|ir|run|tui|draw|target> FILE [OPTIONS] | serq --version",
 	"check": "serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"ir":    "serq ir FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
 		"[--def name=expr]... [--json] [--dump DIR] [-- --name value ...]",
 	"tui": "serq tui FILE [--horizon T] [--warmup T] [--seed N] [--set name=expr]... " +
 		"[--def name=expr]... [-- --name value ...]",
-	"draw": "serq draw FILE [--format svg|txt] [--out PATH] [--set name=expr]... " +
+	"draw": "serq draw FILE [--format svg|txt|tikz] [--standalone] [--out PATH] [--set name=expr]... " +
 		"[--def name=expr]... [-- --name value ...]",
+	"target": "serq target FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 }
 
 // env is what a command's Run method works with.
@@ -122,9 +127,10 @@ type irCmd struct {
 // drawCmd is `serq draw`: the deployment figure of package draw. Format
 // is a string so that a bad value gets the reference message.
 type drawCmd struct {
-	loadFlags `embed:""`
-	Format    string  `placeholder:"svg|txt" default:"svg" help:"svg: a standalone SVG image (default); txt: box-drawing text, 100 columns."`
-	Out       *string `placeholder:"PATH" help:"Write the figure to PATH instead of stdout."`
+	loadFlags  `embed:""`
+	Format     string  `placeholder:"svg|txt|tikz" default:"svg" help:"svg: a standalone SVG image (default); txt: box-drawing text, 100 columns; tikz: a TikZ picture for LaTeX."`
+	Out        *string `placeholder:"PATH" help:"Write the figure to PATH instead of stdout."`
+	Standalone bool    `help:"With --format tikz: a LaTeX document that compiles by itself (pdflatex), not a picture to \\input."`
 }
 
 // settingFlags are the run settings. They are strings so that their values
@@ -406,17 +412,23 @@ func (c *irCmd) Run(e *env) error {
 }
 
 func (c *drawCmd) Run(e *env) error {
-	if c.Format != "svg" && c.Format != "txt" {
-		return usagef("invalid value `%s` for --format; expected svg or txt\nhelp: use --format svg", c.Format)
+	if c.Format != "svg" && c.Format != "txt" && c.Format != "tikz" {
+		return usagef("invalid value `%s` for --format; expected svg, txt or tikz\nhelp: use --format svg", c.Format)
+	}
+	if c.Standalone && c.Format != "tikz" {
+		return usagef("--standalone is for --format tikz\nhelp: use --format tikz --standalone")
 	}
 	prog, err := c.load(e)
 	if err != nil {
 		return err
 	}
 	var out []byte
-	if c.Format == "txt" {
+	switch c.Format {
+	case "txt":
 		out = []byte(draw.Text(prog, drawWidth, nil))
-	} else {
+	case "tikz":
+		out = draw.TikZ(prog, c.Standalone)
+	default:
 		out = draw.SVG(prog)
 	}
 	if c.Out != nil {
