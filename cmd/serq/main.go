@@ -72,11 +72,12 @@ type cli struct {
 	Run     runCmd   `cmd:"" help:"Simulate a program and print the report (not implemented yet)."`
 	Tui     tuiCmd   `cmd:"" name:"tui" help:"Step a simulation live in the terminal UI (without --horizon it runs to t=1e9)."`
 	Draw    drawCmd  `cmd:"" name:"draw" help:"Draw the deployment as a standalone SVG or as box-drawing text."`
+	Sweep   sweepCmd `cmd:"" name:"sweep" help:"Run a program over a product of input values and seeds, in parallel (serq sweep merge combines shards)."`
 }
 
 // usages are the commands' usage lines, printed after a usage error.
 var usages = map[string]string{
-	"":      "serq <check|ir|run|tui|draw> FILE [OPTIONS] | serq --version",
+	"":      "serq <check|ir|run|tui|draw|sweep> FILE [OPTIONS] | serq --version",
 	"check": "serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"ir":    "serq ir FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
@@ -85,6 +86,7 @@ var usages = map[string]string{
 		"[--def name=expr]... [-- --name value ...]",
 	"draw": "serq draw FILE [--format svg|txt] [--out PATH] [--set name=expr]... " +
 		"[--def name=expr]... [-- --name value ...]",
+	"sweep": sweepUsage,
 }
 
 // env is what a command's Run method works with.
@@ -192,6 +194,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 		fmt.Fprintf(stdout, "serq %s\n", version)
 		return 0
+	}
+	if len(args) > 0 && args[0] == "sweep" && len(args) > 1 && args[1] == "merge" {
+		return runSweepMerge(args[2:], stdout, stderr)
 	}
 	flags, progArgs := args, []string(nil)
 	if i := slices.Index(args, "--"); i >= 0 {
