@@ -32,7 +32,7 @@ fn main() {
 const (
 	checkUsage = "usage: serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]\n"
 	runUsage   = "usage: serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
-		"[--def name=expr]... [--json] [--dump DIR] [-- --name value ...]\n"
+		"[--def name=expr]... [--json] [--dump DIR] [--plot DIR] [-- --name value ...]\n"
 	rootUsage = "usage: serq <check|ir|run|tui|draw|sweep> FILE [OPTIONS] | serq --version\n"
 )
 

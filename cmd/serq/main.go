@@ -4,11 +4,15 @@
 //	serq ir    FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]
 //	serq run   FILE --horizon T [--warmup T] [--seed N] [--arrivals N]
 //	                [--set name=expr]... [--def name=expr]... [--json] [--dump DIR]
-//	                [-- --name value ...]
+//	                [--plot DIR] [-- --name value ...]
 //	serq tui   FILE [--horizon T] [--warmup T] [--seed N]
 //	                [--set name=expr]... [--def name=expr]... [-- --name value ...]
 //	serq draw  FILE [--format svg|txt] [--out PATH]
 //	                [--set name=expr]... [--def name=expr]... [-- --name value ...]
+//	serq sweep FILE --vary NAME=V1,V2,…|A:B:STEP... [--seeds A-B] --horizon T
+//	                [--warmup T] [--jobs N] [--out DIR] [--shard i/n] [--fail-fast]
+//	                [--plot [--metric NAME]...] [--set …]... [-- --name value ...]
+//	serq sweep merge --out DIR SHARD_DIR...
 //	serq --version
 //
 // FILE is program text (.sq), or IR JSON (.json) as `serq ir` prints it,
@@ -81,7 +85,7 @@ var usages = map[string]string{
 	"check": "serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"ir":    "serq ir FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
-		"[--def name=expr]... [--json] [--dump DIR] [-- --name value ...]",
+		"[--def name=expr]... [--json] [--dump DIR] [--plot DIR] [-- --name value ...]",
 	"tui": "serq tui FILE [--horizon T] [--warmup T] [--seed N] [--set name=expr]... " +
 		"[--def name=expr]... [-- --name value ...]",
 	"draw": "serq draw FILE [--format svg|txt] [--out PATH] [--set name=expr]... " +
@@ -143,6 +147,7 @@ type runCmd struct {
 	JSON         bool    `name:"json" help:"Print the report as one line of JSON."`
 	Trace        *string `placeholder:"F" help:"Replace the program's trace CSV (a path relative to the current directory)."`
 	Dump         *string `placeholder:"DIR" help:"Write per-sample CSVs into DIR."`
+	Plot         *string `placeholder:"DIR" help:"Write SVG and PNG charts into DIR: each gauge over time, each observe's CDF."`
 }
 
 type tuiCmd struct {
@@ -452,6 +457,11 @@ func (c *runCmd) Run(e *env) error {
 	if c.Dump != nil {
 		if err := writeDump(*c.Dump, rep); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, err)}
+		}
+	}
+	if c.Plot != nil {
+		if err := writeRunPlots(*c.Plot, c.File, rep); err != nil {
+			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Plot, err)}
 		}
 	}
 	if c.JSON {

@@ -159,7 +159,7 @@ func mergeShards(dirs []string) (*sweepSpec, []sweepRow, error) {
 			a, b := first.identity(), m.identity()
 			for f := range a {
 				if a[f][1] != b[f][1] {
-					return nil, nil, usagef("%s and %s are shards of different sweeps: their %s differ (%s, %s)\nhelp: merge the shards of one serq sweep command line",
+					return nil, nil, usagef("%s and %s are shards of different sweeps: they differ in %s (%s, %s)\nhelp: merge the shards of one serq sweep command line",
 						dirs[0], dir, a[f][0], a[f][1], b[f][1])
 				}
 			}

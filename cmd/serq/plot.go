@@ -244,7 +244,7 @@ func writeRunPlots(dir, file string, r *interp.Report) error {
 		if len(g.Points) > maxPlotPoints {
 			p.Title.Text += fmt.Sprintf(", time average per 1/%d of the run", maxPlotPoints)
 		}
-		if err := addLine(p, pts, g.Name); err != nil {
+		if err := addLine(p, pts); err != nil {
 			return err
 		}
 		if err := savePlot(p, filepath.Join(dir, "gauge_"+g.Name)); err != nil {
@@ -261,7 +261,7 @@ func writeRunPlots(dir, file string, r *interp.Report) error {
 		p.X.Label.Text = o.Name
 		p.Y.Label.Text = "fraction of samples ≤ x"
 		p.Y.Min, p.Y.Max = 0, 1
-		if err := addLine(p, cdfSeries(o.Samples), o.Name); err != nil {
+		if err := addLine(p, cdfSeries(o.Samples)); err != nil {
 			return err
 		}
 		if err := savePlot(p, filepath.Join(dir, "cdf_"+o.Name)); err != nil {
@@ -271,7 +271,8 @@ func writeRunPlots(dir, file string, r *interp.Report) error {
 	return nil
 }
 
-func addLine(p *plot.Plot, pts plotter.XYs, name string) error {
+// addLine draws pts as one line over a grid; the title names it.
+func addLine(p *plot.Plot, pts plotter.XYs) error {
 	p.Add(plotter.NewGrid())
 	l, err := plotter.NewLine(pts)
 	if err != nil {
@@ -279,8 +280,6 @@ func addLine(p *plot.Plot, pts plotter.XYs, name string) error {
 	}
 	l.Color = plotutil.Color(0)
 	p.Add(l)
-	p.Legend.Add(name, l)
-	p.Legend.Top = true
 	return nil
 }
 

@@ -125,7 +125,7 @@ func (c *sweepCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	jobs := runtime.GOMAXPROCS(0)
+	jobs := defaultJobs()
 	if c.Jobs != nil {
 		n, err := strconv.Atoi(strings.TrimPrefix(*c.Jobs, "+"))
 		if err != nil || n < 1 {
@@ -173,10 +173,9 @@ func (c *sweepCmd) Run(e *env) error {
 	bar.finish()
 
 	if c.Out == nil {
-		if runErr == nil {
-			if err := writeSweepCSV(e.stdout, spec, rows); err != nil {
-				return err
-			}
+		// The runs done, interrupted or not: complete rows are not lost.
+		if err := writeSweepCSV(e.stdout, spec, rows); err != nil {
+			return err
 		}
 	} else if err := writeSweepDir(*c.Out, spec, shardOf(spec, shard), rows, len(mine)); err != nil {
 		return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Out, err)}
@@ -213,10 +212,14 @@ func (c *sweepCmd) Run(e *env) error {
 		drawSweepCharts(e.stdout, spec, sum, metrics)
 	}
 	if failed > 0 {
-		return &sweepStopped{fmt.Sprintf("%d of %d runs failed; each is a row with its error in runs.csv", failed, len(rows))}
+		return &sweepStopped{fmt.Sprintf("%d of %d runs failed; the error of each is in its row", failed, len(rows))}
 	}
 	return nil
 }
+
+// defaultJobs is the number of runs at once without --jobs: the CPUs Go
+// may use (GOMAXPROCS).
+func defaultJobs() int { return runtime.GOMAXPROCS(0) }
 
 // shardOf is the shard label of the manifest: "" unsharded.
 func shardOf(spec *sweepSpec, i int) string {
