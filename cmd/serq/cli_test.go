@@ -32,8 +32,8 @@ fn main() {
 const (
 	checkUsage = "usage: serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]\n"
 	runUsage   = "usage: serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
-		"[--def name=expr]... [--json] [--dump DIR] [-- --name value ...]\n"
-	rootUsage = "usage: serq <check|ir|run|tui|draw|target> FILE [OPTIONS] | serq --version\n"
+		"[--def name=expr]... [--json] [--dump DIR] [--plot DIR] [-- --name value ...]\n"
+	rootUsage = "usage: serq <check|ir|run|tui|draw|target|sweep> FILE [OPTIONS] | serq --version\n"
 )
 
 // serq runs the CLI in process.
@@ -74,13 +74,13 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string // stderr
 	}{
-		{[]string{}, "error: missing command\nhelp: choose check, ir, run, tui, draw or target, or --version\n" + rootUsage},
-		{[]string{"frob", f}, "error: unknown command `frob`\nhelp: choose check, ir, run, tui, draw or target, or --version\n" + rootUsage},
+		{[]string{}, "error: missing command\nhelp: choose check, ir, run, tui, draw, target or sweep, or --version\n" + rootUsage},
+		{[]string{"frob", f}, "error: unknown command `frob`\nhelp: choose check, ir, run, tui, draw, target or sweep, or --version\n" + rootUsage},
 		{[]string{"check"}, "error: missing FILE\nhelp: supply a .sq program file\n" + checkUsage},
 		{[]string{"check", "--set", "x=1", f}, "error: missing FILE\nhelp: supply a .sq program file\n" + checkUsage},
 		{[]string{"check", f, "--bogus"}, "error: unknown option `--bogus`\nhelp: use the options in the usage below\n" + checkUsage},
 		{[]string{"check", f, "extra"}, "error: unknown option `extra`\nhelp: use the options in the usage below\n" + checkUsage},
-		{[]string{"check", f, "--horizon", "10"}, "error: --horizon is not supported by `check`\nhelp: --horizon applies to run, tui\n" + checkUsage},
+		{[]string{"check", f, "--horizon", "10"}, "error: --horizon is not supported by `check`\nhelp: --horizon applies to run, tui, sweep\n" + checkUsage},
 		{[]string{"check", f, "--set"}, "error: missing value for --set\nhelp: supply a value immediately after --set\n" + checkUsage},
 		{[]string{"check", f, "--set", "--def", "a=1"}, "error: missing value for --set\nhelp: supply a value immediately after --set\n" + checkUsage},
 		{[]string{"check", f, "--set", "1x=2"}, "error: invalid --set name `1x`; expected an identifier\nhelp: use --set name=expr with an input declared by args.number\n" + checkUsage},

@@ -4,12 +4,16 @@
 //	serq ir    FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]
 //	serq run   FILE --horizon T [--warmup T] [--seed N] [--arrivals N]
 //	                [--set name=expr]... [--def name=expr]... [--json] [--dump DIR]
-//	                [-- --name value ...]
+//	                [--plot DIR] [-- --name value ...]
 //	serq tui   FILE [--horizon T] [--warmup T] [--seed N]
 //	                [--set name=expr]... [--def name=expr]... [-- --name value ...]
 //	serq draw  FILE [--format svg|txt|tikz] [--standalone] [--out PATH]
 //	                [--set name=expr]... [--def name=expr]... [-- --name value ...]
 //	serq target FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]
+//	serq sweep FILE --vary NAME=V1,V2,…|A:B:STEP... [--seeds A-B] --horizon T
+//	                [--warmup T] [--jobs N] [--out DIR] [--shard i/n] [--fail-fast]
+//	                [--plot [--metric NAME]...] [--set …]... [-- --name value ...]
+//	serq sweep merge --out DIR SHARD_DIR...
 //	serq --version
 //
 // FILE is program text (.sq), or IR JSON (.json) as `serq ir` prints it,
@@ -77,20 +81,22 @@ type cli struct {
 
 	// The language's tools, each in a file of its own (target.go).
 	Target targetCmd `cmd:"" name:"target" help:"Print the vLLM configuration the program describes, as JSON (refused where vLLM cannot run it)."`
+	Sweep   sweepCmd `cmd:"" name:"sweep" help:"Run a program over a product of input values and seeds, in parallel (serq sweep merge combines shards)."`
 }
 
 // usages are the commands' usage lines, printed after a usage error.
 var usages = map[string]string{
-	"":      "serq <check|ir|run|tui|draw|target> FILE [OPTIONS] | serq --version",
+	"":      "serq <check|ir|run|tui|draw|target|sweep> FILE [OPTIONS] | serq --version",
 	"check": "serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"ir":    "serq ir FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
-		"[--def name=expr]... [--json] [--dump DIR] [-- --name value ...]",
+		"[--def name=expr]... [--json] [--dump DIR] [--plot DIR] [-- --name value ...]",
 	"tui": "serq tui FILE [--horizon T] [--warmup T] [--seed N] [--set name=expr]... " +
 		"[--def name=expr]... [-- --name value ...]",
 	"draw": "serq draw FILE [--format svg|txt|tikz] [--standalone] [--out PATH] [--set name=expr]... " +
 		"[--def name=expr]... [-- --name value ...]",
 	"target": "serq target FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
+	"sweep": sweepUsage,
 }
 
 // env is what a command's Run method works with.
@@ -149,6 +155,7 @@ type runCmd struct {
 	Trace        *string `placeholder:"F" help:"Replace the program's trace CSV (a path relative to the current directory)."`
 	Dump         *string `placeholder:"DIR" help:"Write per-sample CSVs into DIR."`
 	MaxLive      *string `name:"max-live" placeholder:"N" help:"Stop when more than N sessions and fork legs are live at once (default 1000000)."`
+	Plot         *string `placeholder:"DIR" help:"Write SVG and PNG charts into DIR: each gauge over time, each observe's CDF."`
 }
 
 type tuiCmd struct {
@@ -211,6 +218,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 		fmt.Fprintf(stdout, "serq %s\n", version)
 		return 0
+	}
+	if len(args) > 0 && args[0] == "sweep" && len(args) > 1 && args[1] == "merge" {
+		return runSweepMerge(args[2:], stdout, stderr)
 	}
 	flags, progArgs := args, []string(nil)
 	if i := slices.Index(args, "--"); i >= 0 {
@@ -501,6 +511,11 @@ func (c *runCmd) Run(e *env) error {
 	}
 	if sig := in.caught(); sig != nil && c.Dump == nil {
 		return &interruptedError{sig: sig, what: "the run ended; no report written"}
+	}
+	if c.Plot != nil {
+		if err := writeRunPlots(*c.Plot, c.File, rep); err != nil {
+			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Plot, err)}
+		}
 	}
 	if c.JSON {
 		return writeJSON(e.stdout, rep)
