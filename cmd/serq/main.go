@@ -81,7 +81,7 @@ type cli struct {
 
 	// The language's tools, each in a file of its own (target.go).
 	Target targetCmd `cmd:"" name:"target" help:"Print the vLLM configuration the program describes, as JSON (refused where vLLM cannot run it)."`
-	Sweep   sweepCmd `cmd:"" name:"sweep" help:"Run a program over a product of input values and seeds, in parallel (serq sweep merge combines shards)."`
+	Sweep  sweepCmd  `cmd:"" name:"sweep" help:"Run a program over a product of input values and seeds, in parallel (serq sweep merge combines shards)."`
 }
 
 // usages are the commands' usage lines, printed after a usage error.
@@ -96,7 +96,7 @@ var usages = map[string]string{
 	"draw": "serq draw FILE [--format svg|txt|tikz] [--standalone] [--out PATH] [--set name=expr]... " +
 		"[--def name=expr]... [-- --name value ...]",
 	"target": "serq target FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
-	"sweep": sweepUsage,
+	"sweep":  sweepUsage,
 }
 
 // env is what a command's Run method works with.
