@@ -87,8 +87,8 @@ const (
 
 	// Debugger built-ins, read only in `serq tui`'s break and watch
 	// expressions (lang.CompileQuery), never in a program.
-	PLeases    // live leases of a pool
-	PLeaseAge  // age of a pool's oldest live lease, 0 if none
+	PLeases   // live leases of a pool
+	PLeaseAge // age of a pool's oldest live lease, 0 if none
 )
 
 var funcNames = [...]string{"", "min", "max", "abs", "floor", "ceil", "sqrt", "exp", "ln", "pow",
