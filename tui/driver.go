@@ -142,16 +142,16 @@ func sampleOf(s *interp.Snapshot) sample {
 type reqKind int
 
 const (
-	reqSnapshot reqKind = iota // the current picture, nothing run
-	reqStep                    // n events
-	reqSlice                   // advance the clock by dt
-	reqBatch                   // a tick's worth: dt, at most maxBatch events
-	reqBack                    // n events back
-	reqRestart                 // a fresh run, same seed
-	reqSeekTime                // goto T
-	reqSeekEvent               // goto #N
-	reqReverse                 // back to the last event a breakpoint became true
-	reqAt                      // to the first event at or after t
+	reqSnapshot  reqKind = iota // the current picture, nothing run
+	reqStep                     // n events
+	reqSlice                    // advance the clock by dt
+	reqBatch                    // a tick's worth: dt, at most maxBatch events
+	reqBack                     // n events back
+	reqRestart                  // a fresh run, same seed
+	reqSeekTime                 // goto T
+	reqSeekEvent                // goto #N
+	reqReverse                  // back to the last event a breakpoint became true
+	reqAt                       // to the first event at or after t
 )
 
 func (k reqKind) String() string {
@@ -232,19 +232,19 @@ func (d *driver) do(r request) frameMsg {
 		f.err = d.fresh()
 		f.back = true
 	case reqSeekEvent:
-		f.back = d.seek(func() { d.tl.SeekEvent(r.n) })
+		f.back = d.seek(func() { d.seekEvent(r.n) })
 	case reqSeekTime:
-		f.back = d.seek(func() { d.tl.SeekTime(r.dt) })
+		f.back = d.seek(func() { d.seekTime(r.dt) })
 	case reqAt:
 		f.back = d.seek(func() {
 			if d.sim().Now() >= r.dt && d.sim().Events() > 0 {
 				d.tl.SeekTime(math.Nextafter(r.dt, math.Inf(-1)))
 			}
 			for !d.sim().Done() && d.sim().NextTime() < r.dt {
-				d.tl.Step()
+				d.step()
 			}
 			if !d.sim().Done() {
-				d.tl.Step()
+				d.step()
 			}
 		})
 	case reqReverse:
@@ -363,6 +363,33 @@ func (d *driver) seek(do func()) bool {
 	d.samples = nil
 	d.nextSample = t + math.Max(t/sampleShare, 1e-9)
 	return true
+}
+
+// seekEvent goes to the state after n events: back from the nearest
+// checkpoint, or forward sampling the charts on the way.
+func (d *driver) seekEvent(n uint64) {
+	if n < d.sim().Events() {
+		d.tl.SeekEvent(n)
+		return
+	}
+	for d.sim().Events() < n && !d.sim().Done() {
+		d.step()
+	}
+}
+
+// seekTime goes to time t as interp.Timeline.SeekTime does, sampling the
+// charts when it goes forward.
+func (d *driver) seekTime(t float64) {
+	if t < d.sim().Now() {
+		d.tl.SeekTime(t)
+		return
+	}
+	if t >= d.opt.Horizon {
+		for d.step() {
+		}
+		return
+	}
+	d.until(t, math.MaxUint64, nil)
 }
 
 // until processes the events up to time t, then moves the clock to t; at

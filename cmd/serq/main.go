@@ -91,8 +91,8 @@ var usages = map[string]string{
 	"ir":    "serq ir FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
 		"[--def name=expr]... [--json] [--dump DIR] [--plot DIR] [-- --name value ...]",
-	"tui": "serq tui FILE [--horizon T] [--warmup T] [--seed N] [--set name=expr]... " +
-		"[--def name=expr]... [-- --name value ...]",
+	"tui": "serq tui FILE [--horizon T] [--warmup T] [--seed N] [--break EXPR]... [--stale T] [--at T] " +
+		"[--follow N] [--screenshot PATH [--size WxH]] [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"draw": "serq draw FILE [--format svg|txt|tikz] [--standalone] [--out PATH] [--set name=expr]... " +
 		"[--def name=expr]... [-- --name value ...]",
 	"target": "serq target FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
@@ -161,6 +161,12 @@ type runCmd struct {
 type tuiCmd struct {
 	loadFlags    `embed:""`
 	settingFlags `embed:""`
+	Break        []string `name:"break" sep:"none" placeholder:"EXPR" help:"Stop the run at the first event after which EXPR holds, e.g. 'used(D[0].kv) > 2000' (repeatable)."`
+	Stale        *string  `placeholder:"T" help:"Flag a lease older than T seconds as stale (default 1)."`
+	At           *string  `placeholder:"T" help:"Start paused at the first event at or after time T."`
+	Follow       *string  `placeholder:"N" help:"Follow session N from the start."`
+	Size         *string  `placeholder:"WxH" help:"The screen size of --screenshot (default 160x48)."`
+	Screenshot   *string  `placeholder:"PATH" help:"Render the screen at --at T, or where the first --break stops (at the horizon if none does), to PATH as text (.txt) or SVG (.svg), and exit; needs no terminal."`
 }
 
 // settings are validated run settings.
@@ -545,14 +551,89 @@ func (c *tuiCmd) Run(e *env) error {
 	if s.warmup >= horizon {
 		return &loadError{file: c.File, err: fmt.Errorf("warmup %s is not below the horizon %s", *c.Warmup, horizonText)}
 	}
+	opts := tui.Options{Horizon: horizon, Warmup: s.warmup, Seed: s.seed, Version: version, Title: filepath.Base(c.File),
+		Breaks: c.Break}
+	w, h, err := c.debugFlags(&opts)
+	if err != nil {
+		return err
+	}
+	if c.Screenshot != nil {
+		screen, err := tui.Screenshot(prog, opts, w, h)
+		if err != nil {
+			return c.breakError(err)
+		}
+		if strings.HasSuffix(*c.Screenshot, ".svg") {
+			screen = tui.SVG(screen)
+		} else {
+			screen += "\n"
+		}
+		if err := safeio.WriteFile(*c.Screenshot, []byte(screen)); err != nil {
+			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Screenshot, err)}
+		}
+		return nil
+	}
 	out, ok := stdoutFile(e.stdout)
 	if !ok || !(isatty.IsTerminal(out.Fd()) || isatty.IsCygwinTerminal(out.Fd())) {
+		if _, err := tui.New(prog, opts); err != nil {
+			return c.breakError(err)
+		}
 		return errors.New("stdout is not a terminal: the TUI needs one (serq run prints a report anywhere)")
 	}
-	opts := tui.Options{Horizon: horizon, Warmup: s.warmup, Seed: s.seed, Version: version, Title: filepath.Base(c.File)}
-	return runTUI(func(ctx context.Context) error {
+	return c.breakError(runTUI(func(ctx context.Context) error {
 		return tui.Run(prog, opts, tea.WithAltScreen(), tea.WithOutput(out), tea.WithContext(ctx))
-	})
+	}))
+}
+
+// debugFlags checks the debugger's flags into opts and returns the
+// screenshot's size.
+func (c *tuiCmd) debugFlags(opts *tui.Options) (w, h int, err error) {
+	if c.Stale != nil {
+		if opts.StaleAfter, err = timeValue("--stale", *c.Stale, true); err != nil {
+			return 0, 0, err
+		}
+	}
+	if c.At != nil {
+		if opts.At, err = timeValue("--at", *c.At, false); err != nil {
+			return 0, 0, err
+		}
+		if opts.At > opts.Horizon {
+			return 0, 0, usagef("invalid value `%s` for --at; it is past the horizon %s\nhelp: use --at 0", *c.At,
+				strconv.FormatFloat(opts.Horizon, 'g', -1, 64))
+		}
+		opts.AtSet = true
+	}
+	if c.Follow != nil {
+		if opts.Follow, err = parseCount(*c.Follow); err != nil {
+			return 0, 0, usagef("invalid value `%s` for --follow; expected a session number\nhelp: use --follow 35", *c.Follow)
+		}
+		opts.FollowSet = true
+	}
+	w, h = 160, 48
+	if c.Size != nil {
+		ws, hs, ok := strings.Cut(*c.Size, "x")
+		var err1, err2 error
+		w, err1 = strconv.Atoi(ws)
+		h, err2 = strconv.Atoi(hs)
+		if !ok || err1 != nil || err2 != nil || w < 64 || h < 20 || w > 1000 || h > 1000 {
+			return 0, 0, usagef("invalid value `%s` for --size; expected WxH, at least 64x20\nhelp: use --size 160x48", *c.Size)
+		}
+		if c.Screenshot == nil {
+			return 0, 0, usagef("--size applies to --screenshot\nhelp: add --screenshot screen.txt")
+		}
+	}
+	if c.Screenshot != nil && !strings.HasSuffix(*c.Screenshot, ".txt") && !strings.HasSuffix(*c.Screenshot, ".svg") {
+		return 0, 0, usagef("invalid value `%s` for --screenshot; expected a .txt or .svg path\nhelp: use --screenshot screen.txt", *c.Screenshot)
+	}
+	return w, h, nil
+}
+
+// breakError shows a --break that does not compile with its caret.
+func (c *tuiCmd) breakError(err error) error {
+	var be *tui.BreakError
+	if errors.As(err, &be) {
+		return &loadError{file: c.File, err: be.Err, sources: map[string][]byte{lang.QueryFile: []byte(be.Expr)}}
+	}
+	return err
 }
 
 // settings validates the run settings given.
