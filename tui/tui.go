@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -224,6 +225,7 @@ func New(p *model.Program, opts Options) (*Model, error) {
 	m.cmd = textinput.New()
 	m.cmd.Prompt = ":"
 	m.cmd.CharLimit = 500
+	m.cmd.Cursor.SetMode(cursor.CursorStatic) // no blink: no timers, same frames every time
 	m.drv = nil // no request before Init
 	m.setFollow(noSession)
 	if opts.FollowSet {
@@ -559,7 +561,7 @@ func (m *Model) state() state {
 		return statePaused
 	case f.snap.Err != nil || f.err != nil:
 		return stateError
-	case math.IsInf(f.next, 1) && f.snap.Live > 0, f.stuck > 0, f.jam.stalled:
+	case math.IsInf(f.next, 1) && f.snap.Live > 0, f.stuck > 0:
 		// Sessions wait and nothing is pending that could free them (the
 		// run idles to its horizon), or requests were stuck in preemption.
 		return stateStalled
