@@ -147,8 +147,8 @@ func TestBreakExpr(t *testing.T) {
 	if m.events() != e1 {
 		t.Fatalf("the run stopped at event %d, want %d", m.events(), e1)
 	}
-	if want := fmt.Sprintf("⏹ break 1: %s became true at event #%d, t %.4f s", src, e1, t1); m.flash != want {
-		t.Errorf("flash %q, want %q", m.flash, want)
+	if want := fmt.Sprintf("⏹ break 1: %s became true at event #%d, t %.4f s", src, e1, t1); len(m.msg) != 1 || m.msg[0] != want {
+		t.Errorf("message %q, want %q", m.msg, want)
 	}
 	hs.runToStop()
 	if m.events() != e2 {
@@ -186,8 +186,8 @@ func TestBreakTimeAndSession(t *testing.T) {
 	if m.events() != s.Events() || m.now() != s.Now() {
 		t.Fatalf("break t 30: stopped at event %d t %g, want %d t %g", m.events(), m.now(), s.Events(), s.Now())
 	}
-	if want := fmt.Sprintf("⏹ break 1: t ≥ 30 at event #%d, t %.4f s", s.Events(), s.Now()); m.flash != want {
-		t.Errorf("flash %q, want %q", m.flash, want)
+	if want := fmt.Sprintf("⏹ break 1: t ≥ 30 at event #%d, t %.4f s", s.Events(), s.Now()); len(m.msg) != 1 || m.msg[0] != want {
+		t.Errorf("message %q, want %q", m.msg, want)
 	}
 	hs.command(":", "delete 1")
 	hs.command(":", "break session 40")
@@ -332,7 +332,7 @@ func TestCommandHistory(t *testing.T) {
 func FuzzCommand(f *testing.F) {
 	for _, s := range []string{"", "break used(D[0].kv) > 1", "break t 5", "break session 3", "watch now", "list",
 		"delete 1", "goto 5", "goto #100", "follow 3", "unfollow", "why 2", "stale 0.5", "break ((", "goto #",
-		"break max k in ND (used(D[k].kv))", "break leases(P.kv[0]) > 0", "break oldest_lease(P.kv[0]) > 1",
+		"break max k in ND (used(D[k].kv))", "break leases(P[0].kv) > 0", "break oldest_lease(P[0].kv) > 1",
 		"watch 1/0", "break \x00", "goto 1e309", "break t NaN", "delete -1"} {
 		f.Add(s)
 	}
@@ -346,12 +346,12 @@ func FuzzCommand(f *testing.F) {
 			t.Fatal(err)
 		}
 		type state struct {
-			breaks       int
-			follow, why  uint64
-			stale        float64
-			queue        int
-			busy         bool
-			flash, fltr  string
+			breaks      int
+			follow, why uint64
+			stale       float64
+			queue       int
+			busy        bool
+			flash, fltr string
 		}
 		get := func() state {
 			return state{len(m.breaks), m.follow, m.whyPane().serial, m.stale, len(m.queue), m.busy, m.flash, m.logPane().filter}
