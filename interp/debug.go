@@ -512,6 +512,6 @@ func (s *Sim) traceChoice(ss *session, st *model.Stmt, best, n float64) {
 	if n > choiceShown {
 		detail += fmt.Sprintf(" · … %s more", fmtNum(n-choiceShown))
 	}
-	s.traceDetail(ss, "routed", s.p.Attrs[st.Slot].Name+" = "+fmtNum(best), best, detail)
+	s.traceDetail(ss, "routed", s.p.Attrs[st.Slot].Name+" = "+fmtNum(best), 0, detail)
 	s.choiceKeys = s.choiceKeys[:0]
 }

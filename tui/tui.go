@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -161,7 +162,7 @@ type Model struct {
 	nextID int
 	follow uint64
 	stale  float64
-	msg    []string // the answer of `list`, shown above the help until the next key
+	msg    []string // the answer of `list` or the breakpoint hit, shown above the help until the next key
 
 	cmd     textinput.Model // the command line
 	cmdOpen bool
@@ -224,7 +225,8 @@ func New(p *model.Program, opts Options) (*Model, error) {
 	m.cmd = textinput.New()
 	m.cmd.Prompt = ":"
 	m.cmd.CharLimit = 500
-	m.drv = nil // no request before Init
+	m.cmd.Cursor.SetMode(cursor.CursorStatic) // no blink: no timers, same frames every time
+	m.drv = nil                               // no request before Init
 	m.setFollow(noSession)
 	if opts.FollowSet {
 		m.setFollow(opts.Follow)
@@ -535,7 +537,7 @@ func (m *Model) apply(f frameMsg) tea.Cmd {
 	case f.hit != "":
 		m.pause()
 		m.queue = nil
-		m.flash = "⏹ " + f.hit
+		m.msg = []string{"⏹ " + f.hit}
 	case f.kind == reqReverse && !f.found:
 		m.flash = "no earlier event where a breakpoint became true"
 	}
@@ -559,7 +561,7 @@ func (m *Model) state() state {
 		return statePaused
 	case f.snap.Err != nil || f.err != nil:
 		return stateError
-	case math.IsInf(f.next, 1) && f.snap.Live > 0, f.stuck > 0, f.jam.stalled:
+	case math.IsInf(f.next, 1) && f.snap.Live > 0, f.stuck > 0:
 		// Sessions wait and nothing is pending that could free them (the
 		// run idles to its horizon), or requests were stuck in preemption.
 		return stateStalled
@@ -917,7 +919,11 @@ func (m *Model) footerView() string {
 		out = append(out, fit(strip, m.width))
 	}
 	for _, l := range m.msg {
-		out = append(out, fit(m.st.Dim.Render(l), m.width))
+		st := m.st.Dim
+		if strings.HasPrefix(l, "⏹") {
+			st = m.st.Warn
+		}
+		out = append(out, fit(st.Render(l), m.width))
 	}
 	if m.cmdOpen {
 		out = append(out, fit(m.cmd.View(), m.width))

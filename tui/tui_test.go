@@ -113,7 +113,8 @@ func (hs *harness) run(cmd tea.Cmd) {
 	}
 }
 
-// press sends keys by name: "space", "right", "left", "tab", "ctrl+c", or
+// press sends keys by name: "space", "right", "left", "tab", "ctrl+c",
+// "enter", "esc", "up", "down", or
 // the characters of any other string, one key each.
 func (hs *harness) press(keys ...string) {
 	for _, k := range keys {
@@ -128,6 +129,14 @@ func (hs *harness) press(keys ...string) {
 			hs.send(tea.KeyMsg{Type: tea.KeyTab})
 		case "ctrl+c":
 			hs.send(tea.KeyMsg{Type: tea.KeyCtrlC})
+		case "enter":
+			hs.send(tea.KeyMsg{Type: tea.KeyEnter})
+		case "esc":
+			hs.send(tea.KeyMsg{Type: tea.KeyEsc})
+		case "up":
+			hs.send(tea.KeyMsg{Type: tea.KeyUp})
+		case "down":
+			hs.send(tea.KeyMsg{Type: tea.KeyDown})
 		default:
 			for _, r := range k {
 				hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
