@@ -156,7 +156,7 @@ func layout(toks []ftok) []byte {
 				break
 			}
 			if i > 0 {
-				if spaceBetween(l.toks[i-1], t, before, braces) {
+				if a := l.toks[i-1]; spaceBetween(a, t, before, braces) || !separable(a.val, t.val) {
 					b.WriteByte(' ')
 				}
 			}
@@ -250,4 +250,21 @@ func spaceBetween(a, b ftok, before ftok, braces []bool) bool {
 		return before.operandEnd()
 	}
 	return true
+}
+
+// separable reports whether tokens a and b written together lex as a and
+// b again (`0` and `.` do not: they make the number `0.`).
+func separable(a, b string) bool {
+	lx, err := sqLexer.LexString("", a+b)
+	if err != nil {
+		return false
+	}
+	for _, want := range []string{a, b} {
+		t, err := lx.Next()
+		if err != nil || t.EOF() || t.Value != want {
+			return false
+		}
+	}
+	t, err := lx.Next()
+	return err == nil && t.EOF()
 }
