@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/alecthomas/participle/v2/lexer"
+
 	"github.com/serq/serq/model"
 )
 
@@ -56,4 +58,14 @@ func builtinParts() []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// Lexer returns the lexer of serQ source; comments and white space are
+// tokens of it ([Elided] lists their types).
+func Lexer() *lexer.StatefulDefinition { return sqLexer }
+
+// Elided returns the token types the parser skips: comments and white
+// space.
+func Elided() map[lexer.TokenType]bool {
+	return map[lexer.TokenType]bool{tokComment: true, tokBlockComment: true, tokWhitespace: true}
 }
