@@ -130,8 +130,8 @@ func layout(toks []ftok) []byte {
 	}
 	// Indentation, and each line's code.
 	depth := 0
-	var parens []string // open ( and [
-	var braces []bool   // open {: true for a record
+	var parens []string   // open ( and [
+	var braces []bool     // open {: true for a record
 	var prev, before ftok // the last code token so far, and the one before it
 	havePrev := false
 	open := false // the last code line left a statement open

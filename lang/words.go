@@ -3,7 +3,6 @@ package lang
 import (
 	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -46,16 +45,6 @@ func Builtins() []string {
 	out = append(out, "cost", "budget_left", "blocksize", "inf", "self",
 		"serial", "turn_no", "cached", "computed", "more", "new", "out", "think", "forced")
 	out = append(out, model.CtxNames[:]...)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// builtinParts are the dot-separated parts of the built-in names.
-func builtinParts() []string {
-	var out []string
-	for _, b := range Builtins() {
-		out = append(out, strings.Split(b, ".")...)
-	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,7 @@ type decl struct {
 	end    int    // byte offset after it
 	nameAt int    // byte offset of the name
 	kids   []*decl
+	params []string // a def's or an entry's parameters
 }
 
 // text is the declaration's source text.
@@ -131,7 +133,7 @@ func collect(file, src string, items any, q string) []*decl {
 			}
 			add(kind, it.Name, it.Pos)
 		case *lang.DefItem:
-			add("def", it.Name, it.Pos)
+			add("def", it.Name, it.Pos).params = it.Params
 		case *lang.MainItem:
 			out = append(out, collect(file, src, it.Items, q)...)
 		case *lang.StageItem:
@@ -153,7 +155,7 @@ func collect(file, src string, items any, q string) []*decl {
 			d := add("queue", it.Name, it.Pos)
 			d.kids = collect(file, src, it.Items, it.Name)
 		case *lang.EntryItem:
-			add("entry", it.Verb, it.Pos)
+			add("entry", it.Verb, it.Pos).params = it.Params
 		case *lang.NicItem:
 			add("nic", "nic", it.Pos)
 		case *lang.ServeItem:
@@ -299,9 +301,7 @@ func wordAt(src string, off int) (word string, start int, qual string) {
 	isWord := func(c byte) bool {
 		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 	}
-	if off > len(src) {
-		off = len(src)
-	}
+	off = max(0, min(off, len(src)))
 	s, e := off, off
 	for s > 0 && isWord(src[s-1]) {
 		s--
@@ -349,10 +349,28 @@ func (a *analysis) resolve(off int) *decl {
 		return nil
 	}
 	var inQueue string
-	for _, d := range a.decls {
-		if d.kind == "queue" && d.start <= off && off < d.end {
-			inQueue = d.name
+	var inBody *decl // the def or entry the cursor is in
+	var walk func([]*decl)
+	walk = func(list []*decl) {
+		for _, d := range list {
+			if d.start <= off && off < d.end {
+				switch d.kind {
+				case "queue":
+					inQueue = d.name
+				case "def", "entry":
+					inBody = d
+				}
+				walk(d.kids)
+			}
 		}
+	}
+	walk(a.decls)
+	if inBody != nil && qual == "" && slices.Contains(inBody.params, word) {
+		p := *inBody
+		p.kind, p.name, p.kids, p.params = "parameter", word, nil, nil
+		p.nameAt = nameOffset(a.src, inBody.start, word)
+		p.end = declEnd(a.src, inBody.start)
+		return &p
 	}
 	find := func(list []*decl, q string) *decl {
 		for _, d := range list {
@@ -391,7 +409,7 @@ func (a *analysis) resolve(off int) *decl {
 func (a *analysis) describe(d *decl) string {
 	var b strings.Builder
 	full := d.name
-	if d.queue != "" && d.kind != "engine" && d.kind != "entry" {
+	if d.queue != "" && d.kind != "engine" && d.kind != "entry" && d.kind != "parameter" {
 		full = d.queue + "." + d.name
 	}
 	b.WriteString("**" + d.kind + "** `" + full + "`")
@@ -399,8 +417,9 @@ func (a *analysis) describe(d *decl) string {
 		b.WriteString(a.facts(d, full))
 	}
 	text := d.text()
-	if d.kind == "queue" {
-		text = firstLine(text) + " … }"
+	switch d.kind {
+	case "queue", "entry", "parameter":
+		text = firstLine(text) + " { … }"
 	}
 	if text != "" {
 		b.WriteString("\n\n```serq\n" + text + "\n```")
@@ -478,11 +497,12 @@ func (a *analysis) facts(d *decl, full string) string {
 	return ""
 }
 
+// firstLine is a block's head: its first line without the brace.
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return strings.TrimRight(s[:i], " {")
+		s = s[:i]
 	}
-	return s
+	return strings.TrimRight(s, " {")
 }
 
 // readOverlay reads a file from the open documents, else the disk.

@@ -346,3 +346,39 @@ func TestGarbage(t *testing.T) {
 		t.Fatal("the server did not stop at the end of its input")
 	}
 }
+
+// TestResolveSeed checks what hover says of names of the seed program:
+// a queue member's pool through `D[j].`, an entry's parameter, an input,
+// a queue, and a library def.
+func TestResolveSeed(t *testing.T) {
+	f := "../examples/pd-disaggregation/llmd_nixl_pull.sq"
+	src, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(src)
+	a := analyze(f, s, os.ReadFile)
+	if a.prog == nil || len(a.errs) > 0 {
+		t.Fatalf("the seed does not load: %v", a.errs)
+	}
+	for _, tt := range []struct{ at, word, want string }{
+		{"choose j in ND by (holders(D[j].kv)", "kv", "**pool** `D.kv`: cap 160000, block 16, 2 members\n\n```serq\npool kv on D.gpu { block bs; evict lru; preempt lifo; }\n```"},
+		{"run P prefill (cost(P, prompt - c))", "prompt", "**parameter** `prompt`\n\n```serq\nprefill (prompt) { … }\n```"},
+		{"let blocksD", "blocksD", "**input** `blocksD` = 10000 (input `blocksD`, default 10000)\n\n```serq\nlet blocksD = args.number(\"blocksD\", 10000);\n```"},
+		{"queue D[ND]", "D", "**queue** `D`: 2 member(s), decode\n\n```serq\nqueue D[ND] : decode { … }\n```"},
+		{"reusable(prompt, bs)", "reusable", "**def** `reusable`\n\n```serq\ndef reusable(x, bs) { floor((x - 1) / bs) * bs }\n```\n\nfrom ../lib/vllm.sq"},
+	} {
+		i := strings.Index(s, tt.at)
+		if i < 0 {
+			t.Fatalf("the seed has no %q", tt.at)
+		}
+		d := a.resolve(i + strings.Index(tt.at, tt.word))
+		if d == nil {
+			t.Errorf("%q: nothing", tt.at)
+			continue
+		}
+		if got := a.describe(d); got != tt.want {
+			t.Errorf("%q: hover\n%s\nwant\n%s", tt.at, got, tt.want)
+		}
+	}
+}
