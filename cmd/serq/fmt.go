@@ -135,10 +135,14 @@ func (c *fmtCmd) stdin(e *env) error {
 	return err
 }
 
-// writeAtomic replaces path by data: a temporary file in the same
-// directory, with the file's permissions, renamed over it, so that a
-// failure leaves the old file whole.
+// writeAtomic replaces path (or the file a link at path names) by data: a
+// temporary file in the same directory, with the file's permissions,
+// renamed over it, so that a failure leaves the old file whole.
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	// A symbolic link stays one: the file it names is replaced.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".fmt-*")
 	if err != nil {
 		return err

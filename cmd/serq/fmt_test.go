@@ -137,3 +137,22 @@ func TestFmtUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestFmtSymlink checks that formatting through a symbolic link rewrites
+// the file it names and keeps the link.
+func TestFmtSymlink(t *testing.T) {
+	dir, p := writeFiles(t, map[string]string{"a.sq": fmtMessy})
+	link := filepath.Join(dir, "link.sq")
+	if err := os.Symlink(p["a.sq"], link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if code, _, errs := fmtRun(t, "", link); code != 0 || errs != "" {
+		t.Fatalf("serq fmt link.sq = %d, %q", code, errs)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("link.sq is no longer a link: %v %v", fi, err)
+	}
+	if got := readFile(t, p["a.sq"]); got != fmtTidy {
+		t.Errorf("a.sq through the link:\n%s", got)
+	}
+}
