@@ -179,6 +179,10 @@ func TestSession(t *testing.T) {
 		t.Errorf("hover double = %q", h)
 	}
 
+	if h := hover(6, "cost(s"); h != "**built-in** `cost`: `cost(R, …, e)`: e, typed as a cost of resources R" {
+		t.Errorf("hover cost = %q", h)
+	}
+
 	// Definition: into the library.
 	var loc protocol.Location
 	if err := c.call("textDocument/definition", at(5, "double"), &loc); err != nil {
@@ -379,6 +383,15 @@ func TestResolveSeed(t *testing.T) {
 		}
 		if got := a.describe(d); got != tt.want {
 			t.Errorf("%q: hover\n%s\nwant\n%s", tt.at, got, tt.want)
+		}
+	}
+}
+
+// TestBuiltinDocs checks that every built-in name has a hover text.
+func TestBuiltinDocs(t *testing.T) {
+	for _, b := range lang.Builtins() {
+		if builtinDocs[b] == "" {
+			t.Errorf("no hover text for the built-in %q", b)
 		}
 	}
 }

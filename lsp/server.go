@@ -290,14 +290,21 @@ func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 		return nil, err
 	}
 	off := offsetOf(d.text, p.Position)
-	dec := d.a.resolve(off)
-	if dec == nil {
+	word, start, qual := wordAt(d.text, off)
+	r := rangeOf(d.text, start, start+len(word))
+	text := ""
+	if dec := d.a.resolve(off); dec != nil {
+		text = d.a.describe(dec)
+	} else if doc, ok := builtinDocs[word]; ok && qual == "" {
+		text = "**built-in** `" + word + "`: " + doc
+	} else if doc, ok := builtinDocs[qual+"."+word]; ok {
+		text = "**built-in** `" + qual + "." + word + "`: " + doc
+		r = rangeOf(d.text, start-len(qual)-1, start+len(word))
+	}
+	if text == "" {
 		return nil, nil
 	}
-	word, start, _ := wordAt(d.text, off)
-	r := rangeOf(d.text, start, start+len(word))
-	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: d.a.describe(dec)},
-		Range: &r}, nil
+	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: text}, Range: &r}, nil
 }
 
 func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any, error) {
