@@ -16,7 +16,7 @@ var builtinDocs = map[string]string{
 	"blocksize":   "`blocksize(p)`: pool p's declared block", "cost": "`cost(R, …, e)`: e, typed as a cost of resources R",
 	"total": "`total(o)`: the sum of observe o's samples (claims at end)", "count": "`count(o)`: observe o's samples (claims at end); `running.count`, `waiting.count` in an engine",
 	"largest": "`largest(o)`: observe o's largest sample (claims at end)", "smallest": "`smallest(o)`: observe o's smallest sample (claims at end)",
-	"prefix_total": "`prefix_total(o)`: the sum of observe o's samples so far (claims at end)",
+	"prefix_total": "`prefix_total(o)`: the sum of the prefix sums of observe o's samples in ascending order (claims at end)",
 	"det":          "`~det(x)`: x", "uniform": "`~uniform(lo, hi)`: uniform on [lo, hi)",
 	"erlang": "`~erlang(k, mean)`: the sum of k exponentials of total mean `mean`",
 	"h2":     "`~h2(mean, cv2)`: a two-phase hyperexponential", "bernoulli": "`~bernoulli(p)`: 1 with probability p, else 0",
@@ -40,5 +40,5 @@ var builtinDocs = map[string]string{
 	"batch.prefilled": "engine: prefill tokens scheduled so far", "batch.decoding": "engine `execute`: decode runs in the batch",
 	"batch.kv_decode": "engine `execute`: memory the batch's decodes hold", "batch.kv_prefill": "engine `execute`: memory the batch's prefills hold",
 	"batch.attention": "engine `execute`: Σ n·(K + n/2) over the prefill chunks",
-	"demand":          "iteration claims: the tokens the residents want", "served": "iteration claims: the tokens served",
+	"demand":          "iteration claims: the tokens the residents could take in this iteration (a prefill what it has left, a decode one)", "served": "iteration claims: the tokens of the iterations that ended so far",
 }
