@@ -74,7 +74,7 @@ type cli struct {
 	IR      irCmd    `cmd:"" name:"ir" help:"Print the lowered program as JSON."`
 	Run     runCmd   `cmd:"" help:"Simulate a program and print the report (not implemented yet)."`
 	Tui     tuiCmd   `cmd:"" name:"tui" help:"Step a simulation live in the terminal UI (without --horizon it runs to t=1e9)."`
-	Draw    drawCmd  `cmd:"" name:"draw" help:"Draw the deployment as a standalone SVG or as box-drawing text."`
+	Draw    drawCmd  `cmd:"" name:"draw" help:"Draw the deployment as a standalone SVG, box-drawing text or a TikZ picture for LaTeX."`
 
 	// The language's tools, each in a file of its own (target.go, fmt.go, lsp.go).
 	Target targetCmd `cmd:"" name:"target" help:"Print the vLLM configuration the program describes, as JSON (refused where vLLM cannot run it)."`
