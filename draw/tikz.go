@@ -16,10 +16,10 @@ import (
 // in a document of the article class whose one page is the picture's size,
 // which pdflatex compiles by itself.
 //
-// Every drawing command is preceded by a comment naming what it draws in
-// the SVG's classes (router, member, engine, pool, memory, nic, stage,
-// bracket, transfer), and every style is `serq <class>`, so that a reader
-// can restyle the figure with \tikzset.
+// Each box, row, link and label is preceded by a comment naming what it
+// draws in the SVG's classes (router, member, engine, pool, memory, nic,
+// stage, bracket, transfer, fabric, legend), and every style is
+// `serq <class>`, so that a reader can restyle the figure with \tikzset.
 func TikZ(p *model.Program, standalone bool) []byte {
 	f := &tikzFig{s: build(p)}
 	return f.render(standalone)

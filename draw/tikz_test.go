@@ -148,7 +148,14 @@ func TestTikZCompiles(t *testing.T) {
 		t.Skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-pictures); the TikZ is not compiled")
 	}
 	dir := t.TempDir()
-	for _, f := range examples(t) {
+	// Names LaTeX reads specially, and a Latin letter outside ASCII.
+	odd := filepath.Join(dir, "odd_names.sq")
+	if err := os.WriteFile(odd, []byte("fn main() {\n  stage pré_fill : fifo;\n  pool kv_cache { cap 10; block 2; }\n"+
+		"  workload { arrive poisson(1); }\n"+
+		"  server { hold kv_cache (cost(kv_cache, 1)) { run pré_fill (cost(pré_fill, 1)); } }\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append(examples(t), odd) {
 		name := filepath.Base(goldenName(f))
 		tex := filepath.Join(dir, name+".tex")
 		if err := os.WriteFile(tex, TikZ(load(t, f), true), 0o644); err != nil {

@@ -3,7 +3,8 @@ package lang
 import (
 	"regexp"
 	"slices"
-	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/model"
 )
@@ -48,12 +49,12 @@ func Builtins() []string {
 	return slices.Compact(out)
 }
 
-// builtinParts are the dot-separated parts of the built-in names.
-func builtinParts() []string {
-	var out []string
-	for _, b := range Builtins() {
-		out = append(out, strings.Split(b, ".")...)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+// Lexer returns the lexer of serQ source; comments and white space are
+// tokens of it ([Elided] lists their types).
+func Lexer() *lexer.StatefulDefinition { return sqLexer }
+
+// Elided returns the token types the parser skips: comments and white
+// space.
+func Elided() map[lexer.TokenType]bool {
+	return map[lexer.TokenType]bool{tokComment: true, tokBlockComment: true, tokWhitespace: true}
 }

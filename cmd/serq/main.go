@@ -14,6 +14,8 @@
 //	                [--warmup T] [--jobs N] [--out DIR] [--shard i/n] [--fail-fast]
 //	                [--plot [--metric NAME]...] [--set …]... [-- --name value ...]
 //	serq sweep merge --out DIR SHARD_DIR...
+//	serq fmt   [--check] [FILE...]
+//	serq lsp
 //	serq --version
 //
 // FILE is program text (.sq), or IR JSON (.json) as `serq ir` prints it,
@@ -77,16 +79,18 @@ type cli struct {
 	IR      irCmd    `cmd:"" name:"ir" help:"Print the lowered program as JSON."`
 	Run     runCmd   `cmd:"" help:"Simulate a program and print the report (not implemented yet)."`
 	Tui     tuiCmd   `cmd:"" name:"tui" help:"Step a simulation live in the terminal UI (without --horizon it runs to t=1e9)."`
-	Draw    drawCmd  `cmd:"" name:"draw" help:"Draw the deployment as a standalone SVG or as box-drawing text."`
+	Draw    drawCmd  `cmd:"" name:"draw" help:"Draw the deployment as a standalone SVG, box-drawing text or a TikZ picture for LaTeX."`
 
-	// The language's tools, each in a file of its own (target.go).
+	// The language's tools, each in a file of its own (target.go, fmt.go, lsp.go).
 	Target targetCmd `cmd:"" name:"target" help:"Print the vLLM configuration the program describes, as JSON (refused where vLLM cannot run it)."`
 	Sweep  sweepCmd  `cmd:"" name:"sweep" help:"Run a program over a product of input values and seeds, in parallel (serq sweep merge combines shards)."`
+	Fmt    fmtCmd    `cmd:"" name:"fmt" help:"Format .sq files in the canonical layout (in place; no files: stdin to stdout)."`
+	LSP    lspCmd    `cmd:"" name:"lsp" help:"Run the language server on stdin and stdout (for editors)."`
 }
 
 // usages are the commands' usage lines, printed after a usage error.
 var usages = map[string]string{
-	"":      "serq <check|ir|run|tui|draw|target|sweep> FILE [OPTIONS] | serq --version",
+	"":      "serq <check|ir|run|tui|draw|target|sweep|fmt|lsp> FILE [OPTIONS] | serq --version",
 	"check": "serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"ir":    "serq ir FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
@@ -97,6 +101,8 @@ var usages = map[string]string{
 		"[--def name=expr]... [-- --name value ...]",
 	"target": "serq target FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"sweep":  sweepUsage,
+	"fmt":    "serq fmt [--check] [FILE...]",
+	"lsp":    "serq lsp",
 }
 
 // env is what a command's Run method works with.
@@ -354,6 +360,12 @@ func scan(app *kong.Application, args []string) (string, error) {
 		return "", fmt.Errorf("unknown command `%s`\n%s", args[0], choose)
 	}
 	name := cmd.Name
+	switch name {
+	case "fmt":
+		return name, scanFmt(args[1:]) // files, not FILE and the load flags
+	case "lsp":
+		return name, scanLSP(args[1:])
+	}
 	if len(args) < 2 || strings.HasPrefix(args[1], "--") {
 		return name, errors.New("missing FILE\nhelp: supply a .sq program file")
 	}

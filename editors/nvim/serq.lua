@@ -1,8 +1,8 @@
 -- serQ in Neovim (0.8 or later). Put editors/vim on the runtimepath for the
 -- filetype and the syntax (editors/README.md), then source this file from
--- your init.lua, or copy it there, to start `serq lsp` for *.sq buffers.
--- This serq does not have the `lsp` command yet: until it does, the client
--- exits at once and the syntax highlighting is all you get.
+-- your init.lua, or copy it there, to start `serq lsp` for *.sq buffers:
+-- diagnostics, hover (K), go to definition (gd with the usual mappings),
+-- document symbols, formatting (vim.lsp.buf.format) and completion.
 vim.filetype.add({ extension = { sq = "serq" } })
 
 vim.api.nvim_create_autocmd("FileType", {

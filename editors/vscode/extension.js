@@ -1,6 +1,6 @@
 // The serQ extension: the grammar and language configuration are declared in
-// package.json; this starts the language server, `serq lsp` over stdio, when
-// the setting serq.languageServer is on.
+// package.json; this starts the language server, `serq lsp` over stdio,
+// unless the setting serq.languageServer is off.
 const vscode = require("vscode");
 
 let client;
