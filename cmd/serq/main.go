@@ -16,8 +16,10 @@
 // arguments.
 //
 // Exit status: 0 on success; 1 when the program does not load or cannot
-// run; 2 on a usage error (unknown command or option, a missing or invalid
-// value, a bad --set, --def or program argument). Usage errors print
+// run, or an output cannot be written; 2 on a usage error (unknown command
+// or option, a missing or invalid value, a bad --set, --def or program
+// argument); 128 plus the signal's number when a signal stops serq run or
+// serq tui (docs/cli.md). Usage errors print
 // "error: …" and the command's usage line to stderr; load errors print each
 // error with its source line and a caret under the column.
 //
@@ -790,6 +792,9 @@ func renderError(w io.Writer, e *loadError, le *lang.Error) {
 func sourceLine(e *loadError, file string, n int) (string, bool) {
 	src, ok := e.sources[file]
 	if !ok {
+		if filepath.Ext(file) != ".sq" {
+			return "", false // an IR position may name any file: quote serQ source only
+		}
 		var err error
 		if src, err = lang.ReadSource(file); err != nil {
 			if src, err = fs.ReadFile(lib.FS, path.Base(file)); err != nil {
