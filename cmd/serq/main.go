@@ -526,7 +526,10 @@ func (c *tuiCmd) Run(e *env) error {
 	}
 	opts := tui.Options{Horizon: horizon, Warmup: s.warmup, Seed: s.seed, Version: version, Title: filepath.Base(c.File)}
 	return runTUI(func(ctx context.Context) error {
-		return tui.Run(prog, opts, tea.WithAltScreen(), tea.WithOutput(out), tea.WithContext(ctx))
+		// runTUI alone handles the signals: Bubble Tea's own handler, sending
+		// to a program that the context has just stopped, could block its
+		// shutdown.
+		return tui.Run(prog, opts, tea.WithAltScreen(), tea.WithOutput(out), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	})
 }
 
