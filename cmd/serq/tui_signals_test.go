@@ -127,4 +127,3 @@ func TestTUIRestoresTheTerminalOnSignals(t *testing.T) {
 		})
 	}
 }
-
