@@ -28,18 +28,12 @@ import (
 // reports them all.
 
 type lowerer struct {
-	file string
-	// exprNodes counts the expressions and statements lowered and
-	// exprDepth the expressions under way (limits.go); limitHit is set
-	// once a limit has been passed, when errs had errsAtLimit errors.
-	exprNodes, exprDepth int
-	limitHit             bool
-	errsAtLimit          int
-	opts                 Options
-	errs                 ErrorList
-	used                 map[string]bool
-	usesArgs             bool
-	prog                 *model.Program
+	file     string
+	opts     Options
+	errs     ErrorList
+	used     map[string]bool
+	usesArgs bool
+	prog     *model.Program
 
 	consts    map[string]float64
 	inputs    map[string]*inputDecl
@@ -76,6 +70,13 @@ type lowerer struct {
 	forkPos          *lexer.Position // the first `fork`, nil if none
 	joinPos          *lexer.Position // the first `join`
 	turnSet          []int           // see turnSlots
+
+	// exprNodes counts the expressions and statements lowered and
+	// exprDepth the expressions under way (limits.go); limitHit is set
+	// once a limit has been passed, when errs had errsAtLimit errors.
+	exprNodes, exprDepth int
+	limitHit             bool
+	errsAtLimit          int
 }
 
 type inputDecl struct {
