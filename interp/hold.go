@@ -88,7 +88,9 @@ func pureDemand(e *model.Expr) bool {
 func (s *Sim) demand(ss *session, h *holdInst, i int) float64 {
 	hp := &h.st.Holds[i]
 	u := s.eval(hp.Units, ss)
-	if hp.Reserve != nil {
+	if hp.Reserve != nil && !(math.IsNaN(u) || u < 0) {
+		// Negative or NaN units are refused whatever the reserve: the
+		// maximum would hide them, and `used` would go negative.
 		u = math.Max(u, s.eval(hp.Reserve, ss))
 	}
 	return u

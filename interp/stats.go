@@ -326,16 +326,32 @@ func (o *ObserveStat) Row(name string, test bool) ObserveRow {
 type TimeIntegral struct {
 	value    float64
 	last     float64
-	integral float64
+	integral float64 // the area is integral·2^scale
 	start    float64
+	scale    int // 0 until the area would overflow float64 (values near 1e308)
 }
 
 // Set makes the value v from time now on (now is not before the last
 // change).
 func (a *TimeIntegral) Set(now, v float64) {
-	a.integral += float64(a.value * (now - a.last))
+	a.integral = a.area(now)
 	a.last = now
 	a.value = v
+}
+
+// area is the area up to now, in the scale: the stored area plus the
+// current value's since the last change. When that would overflow
+// float64 the scale goes up instead, so that a pool held at 1e308 still
+// averages 1e308, not inf. At scale 0 it is integral + value·dt exactly.
+func (a *TimeIntegral) area(now float64) float64 {
+	for {
+		x := a.integral + float64(math.Ldexp(a.value, -a.scale)*(now-a.last))
+		if !math.IsInf(x, 0) || math.IsInf(a.value, 0) || math.IsInf(a.integral, 0) || a.scale >= 2048 {
+			return x
+		}
+		a.scale += 512
+		a.integral = math.Ldexp(a.integral, -512)
+	}
 }
 
 // Add changes the value by delta from time now on.
@@ -347,7 +363,7 @@ func (a *TimeIntegral) Value() float64 { return a.value }
 // Reset forgets the area so far: the average starts at now (the end of
 // warm-up). The current value is kept.
 func (a *TimeIntegral) Reset(now float64) {
-	a.integral = 0
+	a.integral, a.scale = 0, 0
 	a.last = now
 	a.start = now
 }
@@ -359,7 +375,7 @@ func (a *TimeIntegral) Mean(now float64) float64 {
 	if span <= 0 {
 		return a.value
 	}
-	return (a.integral + float64(a.value*(now-a.last))) / span
+	return math.Ldexp(a.area(now)/span, a.scale)
 }
 
 // TimePoint is a change point of a piecewise-constant value: Value holds

@@ -2,7 +2,6 @@ package lang
 
 import (
 	"math"
-	"path/filepath"
 
 	"github.com/serq/serq/model"
 )
@@ -514,7 +513,7 @@ func (l *lowerer) workloadBody() {
 				if w.Trace != "" {
 					l.errorf(it.Pos, "a second `trace`")
 				}
-				w.Trace = filepath.Join(filepath.Dir(l.file), unquote(it.Path))
+				w.Trace = l.tracePath(it)
 				w.Ordered = it.Ordered
 			case *InitItem:
 				w.Init = l.block(it.Body, &scope{l: l, mom: momInitTurn, side: sideInitTurn})

@@ -3,6 +3,7 @@ package lang
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -161,4 +162,18 @@ func (l *lowerer) chooseCount(s *ChooseStmt, n *model.Expr) {
 		err := l.errorf(s.N.Pos, "`choose %s in %s` tries %s candidates, more than %d, the limit", s.Name, exprText(s.N), fmtNum(x), MaxChoose)
 		err.Hint = "choose among a family, whose size is at most 4096"
 	}
+}
+
+// tracePath resolves the path of `trace "…"`: relative to the program's
+// directory, or absolute as written; only a .csv file.
+func (l *lowerer) tracePath(it *TraceItem) string {
+	p := filepath.FromSlash(unquote(it.Path))
+	if filepath.Ext(p) != ".csv" {
+		err := l.errorf(it.Pos, "`trace %s`: a trace is a .csv file", it.Path)
+		err.Hint = "`trace` reads a CSV of session,turn,new,out,think[,forced], a path ending in .csv"
+	}
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(l.file), p)
 }

@@ -28,19 +28,13 @@ import (
 // reports them all.
 
 type lowerer struct {
-	file  string
-	sites map[string]model.Pos // where each declared name is first declared
-	// exprNodes counts the expressions and statements lowered and
-	// exprDepth the expressions under way (limits.go); limitHit is set
-	// once a limit has been passed, when errs had errsAtLimit errors.
-	exprNodes, exprDepth int
-	limitHit             bool
-	errsAtLimit          int
-	opts                 Options
-	errs                 ErrorList
-	used                 map[string]bool
-	usesArgs             bool
-	prog                 *model.Program
+	file     string
+	sites    map[string]model.Pos // where each declared name is first declared
+	opts     Options
+	errs     ErrorList
+	used     map[string]bool
+	usesArgs bool
+	prog     *model.Program
 
 	consts    map[string]float64
 	inputs    map[string]*inputDecl
@@ -77,6 +71,13 @@ type lowerer struct {
 	forkPos          *lexer.Position // the first `fork`, nil if none
 	joinPos          *lexer.Position // the first `join`
 	turnSet          []int           // see turnSlots
+
+	// exprNodes counts the expressions and statements lowered and
+	// exprDepth the expressions under way (limits.go); limitHit is set
+	// once a limit has been passed, when errs had errsAtLimit errors.
+	exprNodes, exprDepth int
+	limitHit             bool
+	errsAtLimit          int
 }
 
 type inputDecl struct {

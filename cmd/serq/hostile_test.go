@@ -24,6 +24,7 @@ import (
 //	alloc: 64                        (optional: the MiB it may allocate, default 256)
 //	mkfifo: lib/fifo.sq              (optional, repeatable: a FIFO to make)
 //	symlink: out/a.csv -> ../victim  (optional, repeatable: a symlink to make)
+//	slow: why                        (optional: skipped with -short)
 //
 // and its files are written into a fresh directory, which becomes the
 // working directory. A file named NAME.tmpl is expanded as a text/template
@@ -51,6 +52,9 @@ func TestHostileCorpus(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
 		t.Run(name, func(t *testing.T) {
 			c := readHostile(t, file)
+			if c.slow && testing.Short() {
+				t.Skip("slow: skipped with -short")
+			}
 			dir := t.TempDir()
 			for _, f := range c.files {
 				p := filepath.Join(dir, f.Name)
@@ -108,6 +112,7 @@ type hostileCase struct {
 	alloc          uint64 // bytes
 	stdout, stderr string
 	files          []txtar.File
+	slow           bool
 	fifos          []string
 	symlinks       [][2]string // name, target
 }
@@ -130,6 +135,8 @@ func readHostile(t *testing.T, file string) hostileCase {
 			c.args = strings.Fields(val)
 		case "exit":
 			c.exit, err = strconv.Atoi(val)
+		case "slow":
+			c.slow = true
 		case "mkfifo":
 			c.fifos = append(c.fifos, val)
 		case "symlink":

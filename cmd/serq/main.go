@@ -23,8 +23,10 @@
 // arguments.
 //
 // Exit status: 0 on success; 1 when the program does not load or cannot
-// run; 2 on a usage error (unknown command or option, a missing or invalid
-// value, a bad --set, --def or program argument). Usage errors print
+// run, or an output cannot be written; 2 on a usage error (unknown command
+// or option, a missing or invalid value, a bad --set, --def or program
+// argument); 128 plus the signal's number when a signal stops serq run or
+// serq tui (docs/cli.md). Usage errors print
 // "error: …" and the command's usage line to stderr; load errors print each
 // error with its source line and a caret under the column.
 //
@@ -592,7 +594,10 @@ func (c *tuiCmd) Run(e *env) error {
 		return errors.New("stdout is not a terminal: the TUI needs one (serq run prints a report anywhere)")
 	}
 	return c.breakError(runTUI(func(ctx context.Context) error {
-		return tui.Run(prog, opts, tea.WithAltScreen(), tea.WithOutput(out), tea.WithContext(ctx))
+		// runTUI alone handles the signals: Bubble Tea's own handler, sending
+		// to a program that the context has just stopped, could block its
+		// shutdown.
+		return tui.Run(prog, opts, tea.WithAltScreen(), tea.WithOutput(out), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	}))
 }
 
@@ -913,6 +918,9 @@ func renderError(w io.Writer, e *loadError, le *lang.Error) {
 func sourceLine(e *loadError, file string, n int) (string, bool) {
 	src, ok := e.sources[file]
 	if !ok {
+		if filepath.Ext(file) != ".sq" {
+			return "", false // an IR position may name any file: quote serQ source only
+		}
 		var err error
 		if src, err = lang.ReadSource(file); err != nil {
 			if src, err = fs.ReadFile(lib.FS, path.Base(file)); err != nil {

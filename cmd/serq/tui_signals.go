@@ -10,9 +10,9 @@ import (
 
 // tuiSignals are the signals on which `serq tui` stops and restores the
 // terminal (the alternate screen left, the cursor shown, the tty out of
-// raw mode). Bubble Tea itself catches only SIGINT and SIGTERM; SIGHUP
-// (the terminal closed) and SIGQUIT (Ctrl-\) killed serq with the
-// terminal left raw.
+// raw mode). Bubble Tea itself catches only SIGINT and SIGTERM (its
+// handler is turned off: runTUI handles all four); SIGHUP (the terminal
+// closed) and SIGQUIT (Ctrl-\) killed serq with the terminal left raw.
 var tuiSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM}
 
 // runTUI runs start with a context cancelled by the first of tuiSignals:
