@@ -285,9 +285,16 @@ func (d *driver) frame(f *frameMsg, v viewReq) {
 	}
 	f.jam = jamOf(s, stale)
 	f.stale = f.jam.stale
-	// The report's notes cost a report: taken on every frame but the run
-	// loop's, and on every 16th of those.
-	if f.kind != reqBatch || d.noteAge%16 == 0 || s.Done() {
+	// The report's notes cost a report (some 20 ms at the seed's end):
+	// taken on every frame but the run loop's, and on every 16th of those.
+	// Going back keeps no notes when there were none: the counts they show
+	// only grow, so an earlier point has none either, and a step back
+	// stays quick.
+	refresh := f.kind != reqBatch || d.noteAge%16 == 0 || s.Done()
+	if f.back && len(d.notes) == 0 && f.kind != reqRestart {
+		refresh = false
+	}
+	if refresh {
 		d.notes = notesOf(s)
 	}
 	d.noteAge++
