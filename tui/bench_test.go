@@ -44,7 +44,7 @@ var benchOpts = interp.Options{Horizon: 2000, Seed: 1}
 func benchDriver(b *testing.B) *driver {
 	b.Helper()
 	p, _ := benchSeed(b)
-	d, err := newDriver(p, benchOpts, 0)
+	d, err := newDriver(p, benchOpts, checkpointEvery)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func BenchmarkCheckpointMemory(b *testing.B) {
 		}
 		plain := heap() - base
 		s2, _ := interp.New(p, benchOpts)
-		tl := interp.NewTimeline(s2, 0)
+		tl := interp.NewTimeline(s2, checkpointEvery)
 		for tl.Step() {
 		}
 		withCps := heap() - base - plain

@@ -66,7 +66,7 @@ type Options struct {
 	Follow    uint64
 	FollowSet bool
 	// CheckpointEvery is the timeline's checkpoint spacing in events; 0
-	// means interp's default.
+	// means checkpointEvery.
 	CheckpointEvery uint64
 }
 
@@ -79,6 +79,11 @@ type BreakError struct {
 
 func (e *BreakError) Error() string { return "--break " + e.Expr + ": " + e.Err.Error() }
 func (e *BreakError) Unwrap() error { return e.Err }
+
+// checkpointEvery is the TUI's checkpoint spacing: half interp's default,
+// so a step back replays at most 32,768 events (some 25 ms on the seed),
+// for about 45 MB of checkpoints over the seed's 2.2 M events.
+const checkpointEvery = interp.DefaultCheckpointEvery / 2
 
 // Minimum terminal size; below it the screen says so.
 const (
@@ -191,6 +196,9 @@ func New(p *model.Program, opts Options) (*Model, error) {
 	}
 	if opts.Tick == nil {
 		opts.Tick = tea.Tick
+	}
+	if opts.CheckpointEvery == 0 {
+		opts.CheckpointEvery = checkpointEvery
 	}
 	st := DefaultStyles()
 	m := &Model{st: st, keys: DefaultKeyMap(), help: help.New(), bar: statusBar{st: st}, opts: opts,
