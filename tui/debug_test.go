@@ -546,3 +546,23 @@ func TestJammed(t *testing.T) {
 		t.Errorf("stale 0.5: title %q", m.leasesPane().title())
 	}
 }
+
+// TestBreakAfterClockMove: a condition that a slice's clock move makes true
+// stops the run at the next event, not never.
+func TestBreakAfterClockMove(t *testing.T) {
+	m, hs := newModel(t, Options{Slice: 10}, 120, 40)
+	hs.command(":", "break now >= 30")
+	hs.press("right", "right", "right")
+	if m.now() != 30 || m.msg != nil {
+		t.Fatalf("three slices of 10: t %g, message %q; want 30 and no stop", m.now(), m.msg)
+	}
+	hs.press("right")
+	s, _ := straight(t, m)
+	for s.NextTime() < 30 {
+		s.Step()
+	}
+	s.Step()
+	if m.events() != s.Events() || len(m.msg) != 1 || !strings.HasPrefix(m.msg[0], "⏹ break 1: now >= 30 became true at event #") {
+		t.Errorf("the next slice: at event %d (%q), want a stop at event %d", m.events(), m.msg, s.Events())
+	}
+}

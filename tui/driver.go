@@ -44,6 +44,9 @@ type driver struct {
 	// breakpoint a traced event of one of them hit.
 	brkSessions map[uint64]int
 	sessionHit  int
+	// prev holds each breakpoint's value after the last event, by id; nil
+	// after a seek, to be taken again where the run landed.
+	prev map[int]bool
 
 	notes   []string // the report's over/rej/stuck notes, refreshed now and then
 	noteAge int
@@ -83,6 +86,7 @@ func (d *driver) sim() *interp.Sim { return d.tl.Sim() }
 func (d *driver) fresh() error {
 	d.log = eventLog{}
 	d.floor, d.floorSet = 0, false
+	d.prev = nil
 	sim, err := interp.New(d.prog, d.opt)
 	if err != nil {
 		return err
@@ -360,6 +364,7 @@ func (d *driver) seek(do func()) bool {
 	last, _ := d.log.last()
 	d.floor, d.floorSet = max(last, before), true
 	do()
+	d.prev = nil
 	now := d.sim().Events()
 	if now >= before {
 		return false
@@ -404,14 +409,7 @@ func (d *driver) seekTime(t float64) {
 // stopped at max, and the breakpoint hit.
 func (d *driver) until(t float64, max uint64, c *checker) (bool, string) {
 	start := d.sim().Events()
-	for !d.sim().Done() {
-		if d.sim().NextTime() > t {
-			// A time breakpoint up to t stops at the first event after it,
-			// wherever that is.
-			if tb, ok := c.nextTime(d.sim().Now()); !ok || tb > t {
-				break
-			}
-		}
+	for !d.sim().Done() && d.sim().NextTime() <= t {
 		if d.sim().Events()-start >= max {
 			return true, ""
 		}
