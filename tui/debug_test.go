@@ -566,3 +566,20 @@ func TestBreakAfterClockMove(t *testing.T) {
 		t.Errorf("the next slice: at event %d (%q), want a stop at event %d", m.events(), m.msg, s.Events())
 	}
 }
+
+// TestAt: --at T starts paused at the first event at or after T.
+func TestAt(t *testing.T) {
+	m, hs := newModel(t, Options{At: 30, AtSet: true}, 120, 40)
+	s, _ := straight(t, m)
+	for s.NextTime() < 30 {
+		s.Step()
+	}
+	s.Step()
+	if m.events() != s.Events() || m.now() != s.Now() || m.running {
+		t.Errorf("--at 30: event %d at t %g (running %v), want %d at %g paused", m.events(), m.now(), m.running, s.Events(), s.Now())
+	}
+	hs.press("n")
+	if m.events() != s.Events()+1 {
+		t.Errorf("n after --at: event %d", m.events())
+	}
+}
