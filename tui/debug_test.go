@@ -497,6 +497,14 @@ func TestWhyPane(t *testing.T) {
 	if !strings.Contains(m.View(), fmt.Sprintf("Why · s%d", sel)) {
 		t.Errorf("the view lacks the why pane")
 	}
+	// The focus stays on the leases: j selects the next one, enter asks why.
+	if m.focus != paneLeases {
+		t.Errorf("enter moved the focus to %d", m.focus)
+	}
+	hs.press("j", "enter")
+	if next := m.leasesPane().selected(); next == sel || m.whyPane().serial != next {
+		t.Errorf("j enter: selected s%d, why of s%d; want the next lease after s%d", next, m.whyPane().serial, sel)
+	}
 	hs.command(":", "why 999999")
 	if got := m.whyPane().lines(); len(got) != 1 || got[0] != "session 999999 is not live now" {
 		t.Errorf("why of no session: %q", got)

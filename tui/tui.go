@@ -445,6 +445,15 @@ func (m *Model) toggle(i int) {
 	m.layout()
 }
 
+// show shows pane i and leaves the focus where it is (on the Leases
+// pane's cursor, say, so ↑/↓ go on selecting).
+func (m *Model) show(i int) {
+	if !m.shown[i] {
+		m.shown[i] = true
+		m.layout()
+	}
+}
+
 // cycleFocus moves the focus to the next (dir 1) or previous visible pane
 // in the screen's order.
 func (m *Model) cycleFocus(dir int) {
@@ -810,9 +819,7 @@ func (m *Model) setFollow(n uint64) tea.Cmd {
 	m.sessionPane().serial = n
 	if n != noSession {
 		m.flash = fmt.Sprintf("following session %d", n)
-		if !m.shown[paneSession] {
-			m.toggle(paneSession)
-		}
+		m.show(paneSession)
 	} else {
 		m.flash = "following no session"
 	}
@@ -825,9 +832,7 @@ func (m *Model) setFollow(n uint64) tea.Cmd {
 // setWhy shows the why pane for session n.
 func (m *Model) setWhy(n uint64) tea.Cmd {
 	m.whyPane().serial = n
-	if !m.shown[paneWhy] {
-		m.toggle(paneWhy)
-	}
+	m.show(paneWhy)
 	return m.enqueue(request{kind: reqSnapshot})
 }
 
