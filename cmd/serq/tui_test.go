@@ -32,7 +32,8 @@ func TestTuiFlags(t *testing.T) {
 		{[]string{"tui", f, "--follow", "x"}, 2, "error: invalid value `x` for --follow; expected a session number\nhelp: use --follow 35\n" + tuiUsage},
 		{[]string{"tui", f, "--size", "100x30"}, 2, "error: --size applies to --screenshot\nhelp: add --screenshot screen.txt\n" + tuiUsage},
 		{[]string{"tui", f, "--size", "10x10", "--screenshot", "a.txt"}, 2, "error: invalid value `10x10` for --size; expected WxH, at least 64x20\nhelp: use --size 160x48\n" + tuiUsage},
-		{[]string{"tui", f, "--screenshot", png}, 2, "error: invalid value `" + png + "` for --screenshot; expected a .txt or .svg path\nhelp: use --screenshot screen.txt\n" + tuiUsage},
+		{[]string{"tui", f, "--screenshot", "a.txt"}, 2, "error: --screenshot without --at runs to the horizon: it needs --horizon T\nhelp: add --horizon 100, or --at T\n" + tuiUsage},
+		{[]string{"tui", f, "--at", "1", "--screenshot", png}, 2, "error: invalid value `" + png + "` for --screenshot; expected a .txt or .svg path\nhelp: use --screenshot screen.txt\n" + tuiUsage},
 	}
 	for _, tt := range tests {
 		code, out, errs := serq(t, tt.args...)
