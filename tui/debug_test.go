@@ -60,10 +60,6 @@ func TestSeekEqualsStraightRun(t *testing.T) {
 	m, hs := newModel(t, Options{CheckpointEvery: 4096}, 100, 30)
 	check := func(what string, want *interp.Sim, log []interp.TraceEvent) {
 		t.Helper()
-		// The TUI reads the run's report on most frames, which fills the
-		// observes' sample caches: read it on both runs.
-		want.Report()
-		m.drv.sim().Report()
 		if got := m.drv.sim(); got.Events() != want.Events() || !interp.SameState(got, want) {
 			t.Errorf("%s: at event %d, the state differs from a straight run to event %d", what, got.Events(), want.Events())
 		}
@@ -589,5 +585,30 @@ func TestAt(t *testing.T) {
 	hs.press("n")
 	if m.events() != s.Events()+1 {
 		t.Errorf("n after --at: event %d", m.events())
+	}
+}
+
+// `:iterations on` logs each engine iteration's batch; a bad argument is
+// refused at its column.
+func TestCommandIterations(t *testing.T) {
+	m, hs := newModel(t, Options{Horizon: 100}, 100, 30)
+	hs.command(":", "iterations maybe")
+	if m.cmdErr == nil || m.cmdErr.col != 11 || m.cmdErr.msg != "`iterations` takes on or off" {
+		t.Fatalf("error %+v", m.cmdErr)
+	}
+	hs.press("esc")
+	hs.command(":", "iterations on")
+	if m.cmdErr != nil || !m.iters {
+		t.Fatalf("iterations on: error %+v, iters %v", m.cmdErr, m.iters)
+	}
+	hs.press("l")
+	n := 0
+	for i := 0; i < m.frame.log.len(); i++ {
+		if e := m.frame.log.at(i); e.What == "iteration on" && e.System {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no iteration in the log after a slice with :iterations on")
 	}
 }

@@ -48,8 +48,7 @@ type driver struct {
 	// after a seek, to be taken again where the run landed.
 	prev map[int]bool
 
-	notes   []string // the report's over/rej/stuck notes, refreshed now and then
-	noteAge int
+	notes   []string            // the report's over/rej/stuck notes, refreshed now and then
 	sources map[string][]string // source files by name, for the session pane
 }
 
@@ -96,7 +95,7 @@ func (d *driver) fresh() error {
 	d.tl.SetTracer(d.trace)
 	d.run++
 	d.samples, d.nextSample = nil, 0
-	d.notes, d.noteAge = nil, 0
+	d.notes = nil
 	return nil
 }
 
@@ -107,7 +106,7 @@ func (d *driver) trace(e interp.TraceEvent) {
 		return
 	}
 	d.log.add(e)
-	if d.brkSessions != nil && d.sessionHit == 0 {
+	if d.brkSessions != nil && d.sessionHit == 0 && !e.System {
 		if id, ok := d.brkSessions[e.Session]; ok {
 			d.sessionHit = id
 		}
@@ -177,6 +176,7 @@ type viewReq struct {
 	why    uint64       // the session of the why pane, noSession for none
 	follow uint64       // the followed session, noSession for none
 	stale  float64      // the stale threshold
+	iters  bool         // log every engine iteration's batch
 }
 
 // frameMsg is a command's answer: the run after the request.
@@ -212,6 +212,7 @@ func (d *driver) cmd(r request) tea.Cmd {
 // call it directly.
 func (d *driver) do(r request) frameMsg {
 	f := frameMsg{kind: r.kind}
+	d.sim().TraceIterations(r.view.iters)
 	c := d.newChecker(r.view.breaks)
 	switch r.kind {
 	case reqStep:
@@ -271,8 +272,9 @@ func (d *driver) frame(f *frameMsg, v viewReq) {
 	f.snap = s.Snapshot()
 	f.log = d.log.view()
 	f.next = s.NextTime()
+	notes := s.PoolNotes()
 	if s.Done() && s.Err() == nil {
-		for _, p := range s.Report().Pools {
+		for _, p := range notes {
 			f.stuck += p.Stuck
 		}
 	}
@@ -289,19 +291,7 @@ func (d *driver) frame(f *frameMsg, v viewReq) {
 	}
 	f.jam = jamOf(s, stale)
 	f.stale = f.jam.stale
-	// The report's notes cost a report (some 20 ms at the seed's end):
-	// taken on every frame but the run loop's, and on every 16th of those.
-	// Going back keeps no notes when there were none: the counts they show
-	// only grow, so an earlier point has none either, and a step back
-	// stays quick.
-	refresh := f.kind != reqBatch || d.noteAge%16 == 0 || s.Done()
-	if f.back && len(d.notes) == 0 && f.kind != reqRestart {
-		refresh = false
-	}
-	if refresh {
-		d.notes = notesOf(s)
-	}
-	d.noteAge++
+	d.notes = notesOf(s, notes)
 	f.notes = d.notes
 	if v.why != noSession {
 		f.why = why(s, v.why)
@@ -316,15 +306,16 @@ func (d *driver) frame(f *frameMsg, v viewReq) {
 	}
 }
 
-// notesOf is the report's notes on pools, in short: sessions stuck,
-// rejected, and a queue head above the cap.
-func notesOf(s *interp.Sim) []string {
+// notesOf is the report's notes on pools (interp's PoolNotes, a pass over
+// the pools), in short: sessions stuck, rejected, and a queue head above
+// the cap.
+func notesOf(s *interp.Sim, notes []interp.PoolNote) []string {
 	if s.Err() != nil {
 		return nil
 	}
 	var out []string
-	for _, p := range s.Report().Pools {
-		label := p.DisplayName()
+	for _, p := range notes {
+		label := p.Label
 		if p.Stuck > 0 {
 			out = append(out, fmt.Sprintf("stuck: %d at %s", p.Stuck, label))
 		}

@@ -111,7 +111,7 @@ func (p *sessionPane) lines() []string {
 	n := 0
 	for i := 0; i < f.log.len(); i++ {
 		e := f.log.at(i)
-		if e.Session != p.serial {
+		if e.System || e.Session != p.serial {
 			continue
 		}
 		n++

@@ -167,6 +167,7 @@ type Model struct {
 	nextID int
 	follow uint64
 	stale  float64
+	iters  bool     // log every engine iteration (:iterations on)
 	msg    []string // the answer of `list` or the breakpoint hit, shown above the help until the next key
 
 	cmd     textinput.Model // the command line
@@ -535,7 +536,7 @@ func (m *Model) dispatch() tea.Cmd {
 	m.queue = m.queue[1:]
 	m.busy, m.inflight = true, r.kind
 	r.view = viewReq{breaks: append([]breakpoint(nil), m.breaks...), why: m.whyPane().serial,
-		follow: m.follow, stale: m.stale}
+		follow: m.follow, stale: m.stale, iters: m.iters}
 	return m.drv.cmd(r)
 }
 
