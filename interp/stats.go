@@ -234,14 +234,12 @@ type Sample struct {
 type ObserveStat struct {
 	w       Welford
 	samples chunkLog[Sample]
-	flat    []Sample // Samples' flattened copy, while valid
 }
 
 // Add records one sample.
 func (o *ObserveStat) Add(t float64, session uint64, turn uint32, v float64) {
 	o.w.Add(v)
 	o.samples.add(Sample{Time: t, Session: session, Turn: turn, Value: v})
-	o.flat = nil
 }
 
 // Count is the number of samples.
@@ -274,13 +272,13 @@ func (o *ObserveStat) CI() float64 {
 // P99 is the nearest-rank 99th percentile, NaN without samples.
 func (o *ObserveStat) P99() float64 { return Quantile(o.Values(), 0.99) }
 
-// Samples are the recorded samples in recording order. The slice is shared
-// until the next Add.
+// Samples are the recorded samples in recording order, in a fresh slice
+// (nil without any): reading them leaves the run's state as it was.
 func (o *ObserveStat) Samples() []Sample {
-	if o.flat == nil && o.samples.len() > 0 {
-		o.flat = o.samples.appendTo(make([]Sample, 0, o.samples.len()))
+	if o.samples.len() == 0 {
+		return nil
 	}
-	return o.flat
+	return o.samples.appendTo(make([]Sample, 0, o.samples.len()))
 }
 
 // Values is a fresh slice of the sample values in recording order.

@@ -102,7 +102,8 @@ func (tl *Timeline) RunUntil(t float64) bool {
 
 // SeekEvent goes to the state after n events (or the run's end, if it ends
 // before). It resumes the latest checkpoint at or before n when n is behind
-// the current point, and steps on from the current point otherwise.
+// the current point or that checkpoint is ahead of it (a part of the run
+// visited before), and steps on from there.
 func (tl *Timeline) SeekEvent(n uint64) {
 	if n < tl.sim.events {
 		tl.resume(tl.before(func(c *Checkpoint) bool { return c.Events() <= n }))
@@ -111,6 +112,9 @@ func (tl *Timeline) SeekEvent(n uint64) {
 			tl.sim.Step()
 		}
 		return
+	}
+	if c := tl.before(func(c *Checkpoint) bool { return c.Events() <= n }); c.Events() > tl.sim.events {
+		tl.resume(c) // a later point was visited before: jump to its checkpoint
 	}
 	for tl.sim.events < n && !tl.sim.Done() {
 		tl.Step()
@@ -121,8 +125,8 @@ func (tl *Timeline) SeekEvent(n uint64) {
 // with the clock at t (as Sim.RunUntil leaves it). A t past the horizon
 // runs to the end.
 func (tl *Timeline) SeekTime(t float64) {
-	if t < tl.sim.now {
-		tl.resume(tl.before(func(c *Checkpoint) bool { return c.Time() <= t }))
+	if c := tl.before(func(c *Checkpoint) bool { return c.Time() <= t }); t < tl.sim.now || c.Events() > tl.sim.events {
+		tl.resume(c)
 	}
 	if math.IsInf(t, 1) || t >= tl.sim.opt.Horizon {
 		for tl.Step() {

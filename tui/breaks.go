@@ -43,15 +43,17 @@ func (b breakpoint) String() string {
 	return fmt.Sprintf("%d break %s", b.id, b.src)
 }
 
-// checker evaluates a request's breakpoints after each event.
+// checker evaluates a request's breakpoints after each event. The values
+// before an event are the driver's (prev): they are taken after events
+// only, so a condition that a clock move made true (a batch ends by moving
+// the clock to its target) stops the run at the next event.
 type checker struct {
-	bps  []breakpoint
-	prev []bool // expressions' and times' values before the event
+	bps []breakpoint
 }
 
-// newChecker takes the breakpoints' values now, so a condition that holds
-// already must become false and then true again to stop the run. Watches
-// are left out.
+// newChecker takes the values of breakpoints it has not seen before, so a
+// condition that holds already must become false and then true again to
+// stop the run. Watches are left out.
 func (d *driver) newChecker(bps []breakpoint) *checker {
 	c := &checker{}
 	for _, b := range bps {
@@ -63,9 +65,13 @@ func (d *driver) newChecker(bps []breakpoint) *checker {
 		return nil
 	}
 	s := d.sim()
-	c.prev = make([]bool, len(c.bps))
-	for i, b := range c.bps {
-		c.prev[i] = holds(s, b)
+	if d.prev == nil {
+		d.prev = map[int]bool{}
+	}
+	for _, b := range c.bps {
+		if _, ok := d.prev[b.id]; !ok {
+			d.prev[b.id] = holds(s, b)
+		}
 		if b.kind == breakSession {
 			if d.brkSessions == nil {
 				d.brkSessions = map[uint64]int{}
@@ -99,15 +105,15 @@ func (c *checker) after(d *driver) string {
 	}
 	s := d.sim()
 	hit := ""
-	for i, b := range c.bps {
+	for _, b := range c.bps {
 		if b.kind == breakSession {
 			continue
 		}
 		v := holds(s, b)
-		if v && !c.prev[i] && hit == "" {
+		if v && !d.prev[b.id] && hit == "" {
 			hit = c.words(b, s)
 		}
-		c.prev[i] = v
+		d.prev[b.id] = v
 	}
 	if hit == "" && d.sessionHit != 0 {
 		for _, b := range c.bps {
@@ -129,20 +135,6 @@ func (c *checker) words(b breakpoint, s *interp.Sim) string {
 		return fmt.Sprintf("break %d: session %d %s", b.id, b.serial, at)
 	}
 	return fmt.Sprintf("break %d: %s became true %s", b.id, b.src, at)
-}
-
-// nextTime is the earliest time breakpoint after now.
-func (c *checker) nextTime(now float64) (float64, bool) {
-	if c == nil {
-		return 0, false
-	}
-	best, ok := math.Inf(1), false
-	for _, b := range c.bps {
-		if b.kind == breakTime && b.t > now && b.t < best {
-			best, ok = b.t, true
-		}
-	}
-	return best, ok
 }
 
 // reverse finds the last event before the current one at which a

@@ -15,7 +15,7 @@ import (
 
 // The command line's commands (`:`), as gdb names them where it can.
 const commandHelp = "break EXPR | break t T | break session N | watch EXPR | list | delete N | " +
-	"goto T | goto #N | follow N | unfollow | why N | stale T"
+	"goto T | goto #N | follow N | unfollow | why N | stale T | iterations on|off"
 
 // cmdError is a command that cannot be carried out: the message, and the
 // column of the input (0-based, in characters) it is about.
@@ -193,6 +193,17 @@ func (m *Model) command(line string) (tea.Cmd, *cmdError) {
 			return nil, err
 		}
 		return m.setWhy(n), nil
+	case "iterations":
+		if len(args) != 1 || (args[0].text != "on" && args[0].text != "off") {
+			at := len(line)
+			if len(args) > 0 {
+				at = args[0].at
+			}
+			return nil, errAt(line, at, "`iterations` takes on or off")
+		}
+		m.iters = args[0].text == "on"
+		m.flash = "engine iterations in the log: " + args[0].text
+		return nil, nil
 	case "stale":
 		if err := need("a time in seconds"); err != nil {
 			return nil, err

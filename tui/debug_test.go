@@ -60,9 +60,6 @@ func TestSeekEqualsStraightRun(t *testing.T) {
 	m, hs := newModel(t, Options{CheckpointEvery: 4096}, 100, 30)
 	check := func(what string, want *interp.Sim, log []interp.TraceEvent) {
 		t.Helper()
-		// The TUI reads the run's report on every frame, which fills the
-		// observes' sample caches: read it on the straight run too.
-		want.Report()
 		if got := m.drv.sim(); got.Events() != want.Events() || !interp.SameState(got, want) {
 			t.Errorf("%s: at event %d, the state differs from a straight run to event %d", what, got.Events(), want.Events())
 		}
@@ -496,6 +493,14 @@ func TestWhyPane(t *testing.T) {
 	if !strings.Contains(m.View(), fmt.Sprintf("Why · s%d", sel)) {
 		t.Errorf("the view lacks the why pane")
 	}
+	// The focus stays on the leases: j selects the next one, enter asks why.
+	if m.focus != paneLeases {
+		t.Errorf("enter moved the focus to %d", m.focus)
+	}
+	hs.press("j", "enter")
+	if next := m.leasesPane().selected(); next == sel || m.whyPane().serial != next {
+		t.Errorf("j enter: selected s%d, why of s%d; want the next lease after s%d", next, m.whyPane().serial, sel)
+	}
 	hs.command(":", "why 999999")
 	if got := m.whyPane().lines(); len(got) != 1 || got[0] != "session 999999 is not live now" {
 		t.Errorf("why of no session: %q", got)
@@ -543,5 +548,67 @@ func TestJammed(t *testing.T) {
 	hs.command(":", "stale 0.5")
 	if m.leasesPane().title() != "Leases · stale > 500 ms" {
 		t.Errorf("stale 0.5: title %q", m.leasesPane().title())
+	}
+}
+
+// TestBreakAfterClockMove: a condition that a slice's clock move makes true
+// stops the run at the next event, not never.
+func TestBreakAfterClockMove(t *testing.T) {
+	m, hs := newModel(t, Options{Slice: 10}, 120, 40)
+	hs.command(":", "break now >= 30")
+	hs.press("right", "right", "right")
+	if m.now() != 30 || m.msg != nil {
+		t.Fatalf("three slices of 10: t %g, message %q; want 30 and no stop", m.now(), m.msg)
+	}
+	hs.press("right")
+	s, _ := straight(t, m)
+	for s.NextTime() < 30 {
+		s.Step()
+	}
+	s.Step()
+	if m.events() != s.Events() || len(m.msg) != 1 || !strings.HasPrefix(m.msg[0], "⏹ break 1: now >= 30 became true at event #") {
+		t.Errorf("the next slice: at event %d (%q), want a stop at event %d", m.events(), m.msg, s.Events())
+	}
+}
+
+// TestAt: --at T starts paused at the first event at or after T.
+func TestAt(t *testing.T) {
+	m, hs := newModel(t, Options{At: 30, AtSet: true}, 120, 40)
+	s, _ := straight(t, m)
+	for s.NextTime() < 30 {
+		s.Step()
+	}
+	s.Step()
+	if m.events() != s.Events() || m.now() != s.Now() || m.running {
+		t.Errorf("--at 30: event %d at t %g (running %v), want %d at %g paused", m.events(), m.now(), m.running, s.Events(), s.Now())
+	}
+	hs.press("n")
+	if m.events() != s.Events()+1 {
+		t.Errorf("n after --at: event %d", m.events())
+	}
+}
+
+// `:iterations on` logs each engine iteration's batch; a bad argument is
+// refused at its column.
+func TestCommandIterations(t *testing.T) {
+	m, hs := newModel(t, Options{Horizon: 100}, 100, 30)
+	hs.command(":", "iterations maybe")
+	if m.cmdErr == nil || m.cmdErr.col != 11 || m.cmdErr.msg != "`iterations` takes on or off" {
+		t.Fatalf("error %+v", m.cmdErr)
+	}
+	hs.press("esc")
+	hs.command(":", "iterations on")
+	if m.cmdErr != nil || !m.iters {
+		t.Fatalf("iterations on: error %+v, iters %v", m.cmdErr, m.iters)
+	}
+	hs.press("l")
+	n := 0
+	for i := 0; i < m.frame.log.len(); i++ {
+		if e := m.frame.log.at(i); e.What == "iteration on" && e.System {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no iteration in the log after a slice with :iterations on")
 	}
 }

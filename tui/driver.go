@@ -44,9 +44,11 @@ type driver struct {
 	// breakpoint a traced event of one of them hit.
 	brkSessions map[uint64]int
 	sessionHit  int
+	// prev holds each breakpoint's value after the last event, by id; nil
+	// after a seek, to be taken again where the run landed.
+	prev map[int]bool
 
-	notes   []string // the report's over/rej/stuck notes, refreshed now and then
-	noteAge int
+	notes   []string            // the report's over/rej/stuck notes, refreshed now and then
 	sources map[string][]string // source files by name, for the session pane
 }
 
@@ -83,6 +85,7 @@ func (d *driver) sim() *interp.Sim { return d.tl.Sim() }
 func (d *driver) fresh() error {
 	d.log = eventLog{}
 	d.floor, d.floorSet = 0, false
+	d.prev = nil
 	sim, err := interp.New(d.prog, d.opt)
 	if err != nil {
 		return err
@@ -92,7 +95,7 @@ func (d *driver) fresh() error {
 	d.tl.SetTracer(d.trace)
 	d.run++
 	d.samples, d.nextSample = nil, 0
-	d.notes, d.noteAge = nil, 0
+	d.notes = nil
 	return nil
 }
 
@@ -103,7 +106,7 @@ func (d *driver) trace(e interp.TraceEvent) {
 		return
 	}
 	d.log.add(e)
-	if d.brkSessions != nil && d.sessionHit == 0 {
+	if d.brkSessions != nil && d.sessionHit == 0 && !e.System {
 		if id, ok := d.brkSessions[e.Session]; ok {
 			d.sessionHit = id
 		}
@@ -173,6 +176,7 @@ type viewReq struct {
 	why    uint64       // the session of the why pane, noSession for none
 	follow uint64       // the followed session, noSession for none
 	stale  float64      // the stale threshold
+	iters  bool         // log every engine iteration's batch
 }
 
 // frameMsg is a command's answer: the run after the request.
@@ -208,6 +212,7 @@ func (d *driver) cmd(r request) tea.Cmd {
 // call it directly.
 func (d *driver) do(r request) frameMsg {
 	f := frameMsg{kind: r.kind}
+	d.sim().TraceIterations(r.view.iters)
 	c := d.newChecker(r.view.breaks)
 	switch r.kind {
 	case reqStep:
@@ -267,8 +272,9 @@ func (d *driver) frame(f *frameMsg, v viewReq) {
 	f.snap = s.Snapshot()
 	f.log = d.log.view()
 	f.next = s.NextTime()
+	notes := s.PoolNotes()
 	if s.Done() && s.Err() == nil {
-		for _, p := range s.Report().Pools {
+		for _, p := range notes {
 			f.stuck += p.Stuck
 		}
 	}
@@ -285,12 +291,7 @@ func (d *driver) frame(f *frameMsg, v viewReq) {
 	}
 	f.jam = jamOf(s, stale)
 	f.stale = f.jam.stale
-	// The report's notes cost a report: taken on every frame but the run
-	// loop's, and on every 16th of those.
-	if f.kind != reqBatch || d.noteAge%16 == 0 || s.Done() {
-		d.notes = notesOf(s)
-	}
-	d.noteAge++
+	d.notes = notesOf(s, notes)
 	f.notes = d.notes
 	if v.why != noSession {
 		f.why = why(s, v.why)
@@ -305,15 +306,16 @@ func (d *driver) frame(f *frameMsg, v viewReq) {
 	}
 }
 
-// notesOf is the report's notes on pools, in short: sessions stuck,
-// rejected, and a queue head above the cap.
-func notesOf(s *interp.Sim) []string {
+// notesOf is the report's notes on pools (interp's PoolNotes, a pass over
+// the pools), in short: sessions stuck, rejected, and a queue head above
+// the cap.
+func notesOf(s *interp.Sim, notes []interp.PoolNote) []string {
 	if s.Err() != nil {
 		return nil
 	}
 	var out []string
-	for _, p := range s.Report().Pools {
-		label := p.DisplayName()
+	for _, p := range notes {
+		label := p.Label
 		if p.Stuck > 0 {
 			out = append(out, fmt.Sprintf("stuck: %d at %s", p.Stuck, label))
 		}
@@ -353,6 +355,7 @@ func (d *driver) seek(do func()) bool {
 	last, _ := d.log.last()
 	d.floor, d.floorSet = max(last, before), true
 	do()
+	d.prev = nil
 	now := d.sim().Events()
 	if now >= before {
 		return false
@@ -397,14 +400,7 @@ func (d *driver) seekTime(t float64) {
 // stopped at max, and the breakpoint hit.
 func (d *driver) until(t float64, max uint64, c *checker) (bool, string) {
 	start := d.sim().Events()
-	for !d.sim().Done() {
-		if d.sim().NextTime() > t {
-			// A time breakpoint up to t stops at the first event after it,
-			// wherever that is.
-			if tb, ok := c.nextTime(d.sim().Now()); !ok || tb > t {
-				break
-			}
-		}
+	for !d.sim().Done() && d.sim().NextTime() <= t {
 		if d.sim().Events()-start >= max {
 			return true, ""
 		}

@@ -95,7 +95,7 @@ func (p *sessionPane) lines() []string {
 	for _, ps := range f.snap.Pools {
 		for _, l := range ps.Leases {
 			if l.Session == p.serial {
-				out = append(out, fmt.Sprintf("  lease %s tok of %s, age %s", fmtCount(l.Units), ps.Label, fmtDur(l.Age)))
+				out = append(out, fmt.Sprintf("  lease %s tok of %s since %.4f s, age %s", fmtCount(l.Units), ps.Label, l.Start, fmtDur(l.Age)))
 			}
 		}
 	}
@@ -111,7 +111,7 @@ func (p *sessionPane) lines() []string {
 	n := 0
 	for i := 0; i < f.log.len(); i++ {
 		e := f.log.at(i)
-		if e.Session != p.serial {
+		if e.System || e.Session != p.serial {
 			continue
 		}
 		n++

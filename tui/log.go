@@ -62,7 +62,7 @@ func (p *logPane) refilter() {
 func filterFunc(f string) func(e *interp.TraceEvent) bool {
 	num := strings.TrimPrefix(f, "s")
 	if n, err := strconv.ParseUint(num, 10, 64); err == nil {
-		return func(e *interp.TraceEvent) bool { return e.Session == n }
+		return func(e *interp.TraceEvent) bool { return !e.System && e.Session == n }
 	}
 	return func(e *interp.TraceEvent) bool { return strings.Contains(e.Where, f) }
 }
@@ -138,7 +138,7 @@ func (p *logPane) window(from, to int) []string {
 func (p *logPane) line(e *interp.TraceEvent) string {
 	s := eventText(e)
 	if p.follow != noSession {
-		if e.Session == p.follow {
+		if !e.System && e.Session == p.follow {
 			return p.st.Warn.Render("●") + " " + s
 		}
 		return "  " + s

@@ -66,7 +66,7 @@ type Options struct {
 	Follow    uint64
 	FollowSet bool
 	// CheckpointEvery is the timeline's checkpoint spacing in events; 0
-	// means interp's default.
+	// means checkpointEvery.
 	CheckpointEvery uint64
 }
 
@@ -79,6 +79,11 @@ type BreakError struct {
 
 func (e *BreakError) Error() string { return "--break " + e.Expr + ": " + e.Err.Error() }
 func (e *BreakError) Unwrap() error { return e.Err }
+
+// checkpointEvery is the TUI's checkpoint spacing: half interp's default,
+// so a step back replays at most 32,768 events (some 25 ms on the seed),
+// for about 45 MB of checkpoints over the seed's 2.2 M events.
+const checkpointEvery = interp.DefaultCheckpointEvery / 2
 
 // Minimum terminal size; below it the screen says so.
 const (
@@ -162,6 +167,7 @@ type Model struct {
 	nextID int
 	follow uint64
 	stale  float64
+	iters  bool     // log every engine iteration (:iterations on)
 	msg    []string // the answer of `list` or the breakpoint hit, shown above the help until the next key
 
 	cmd     textinput.Model // the command line
@@ -191,6 +197,9 @@ func New(p *model.Program, opts Options) (*Model, error) {
 	}
 	if opts.Tick == nil {
 		opts.Tick = tea.Tick
+	}
+	if opts.CheckpointEvery == 0 {
+		opts.CheckpointEvery = checkpointEvery
 	}
 	st := DefaultStyles()
 	m := &Model{st: st, keys: DefaultKeyMap(), help: help.New(), bar: statusBar{st: st}, opts: opts,
@@ -437,6 +446,15 @@ func (m *Model) toggle(i int) {
 	m.layout()
 }
 
+// show shows pane i and leaves the focus where it is (on the Leases
+// pane's cursor, say, so ↑/↓ go on selecting).
+func (m *Model) show(i int) {
+	if !m.shown[i] {
+		m.shown[i] = true
+		m.layout()
+	}
+}
+
 // cycleFocus moves the focus to the next (dir 1) or previous visible pane
 // in the screen's order.
 func (m *Model) cycleFocus(dir int) {
@@ -518,7 +536,7 @@ func (m *Model) dispatch() tea.Cmd {
 	m.queue = m.queue[1:]
 	m.busy, m.inflight = true, r.kind
 	r.view = viewReq{breaks: append([]breakpoint(nil), m.breaks...), why: m.whyPane().serial,
-		follow: m.follow, stale: m.stale}
+		follow: m.follow, stale: m.stale, iters: m.iters}
 	return m.drv.cmd(r)
 }
 
@@ -802,9 +820,7 @@ func (m *Model) setFollow(n uint64) tea.Cmd {
 	m.sessionPane().serial = n
 	if n != noSession {
 		m.flash = fmt.Sprintf("following session %d", n)
-		if !m.shown[paneSession] {
-			m.toggle(paneSession)
-		}
+		m.show(paneSession)
 	} else {
 		m.flash = "following no session"
 	}
@@ -817,9 +833,7 @@ func (m *Model) setFollow(n uint64) tea.Cmd {
 // setWhy shows the why pane for session n.
 func (m *Model) setWhy(n uint64) tea.Cmd {
 	m.whyPane().serial = n
-	if !m.shown[paneWhy] {
-		m.toggle(paneWhy)
-	}
+	m.show(paneWhy)
 	return m.enqueue(request{kind: reqSnapshot})
 }
 

@@ -638,6 +638,9 @@ func (c *tuiCmd) debugFlags(opts *tui.Options) (w, h int, err error) {
 			return 0, 0, usagef("--size applies to --screenshot\nhelp: add --screenshot screen.txt")
 		}
 	}
+	if c.Screenshot != nil && c.At == nil && c.Horizon == nil {
+		return 0, 0, usagef("--screenshot without --at runs to the horizon: it needs --horizon T\nhelp: add --horizon 100, or --at T")
+	}
 	if c.Screenshot != nil && !strings.HasSuffix(*c.Screenshot, ".txt") && !strings.HasSuffix(*c.Screenshot, ".svg") {
 		return 0, 0, usagef("invalid value `%s` for --screenshot; expected a .txt or .svg path\nhelp: use --screenshot screen.txt", *c.Screenshot)
 	}

@@ -32,7 +32,8 @@ func TestTuiFlags(t *testing.T) {
 		{[]string{"tui", f, "--follow", "x"}, 2, "error: invalid value `x` for --follow; expected a session number\nhelp: use --follow 35\n" + tuiUsage},
 		{[]string{"tui", f, "--size", "100x30"}, 2, "error: --size applies to --screenshot\nhelp: add --screenshot screen.txt\n" + tuiUsage},
 		{[]string{"tui", f, "--size", "10x10", "--screenshot", "a.txt"}, 2, "error: invalid value `10x10` for --size; expected WxH, at least 64x20\nhelp: use --size 160x48\n" + tuiUsage},
-		{[]string{"tui", f, "--screenshot", png}, 2, "error: invalid value `" + png + "` for --screenshot; expected a .txt or .svg path\nhelp: use --screenshot screen.txt\n" + tuiUsage},
+		{[]string{"tui", f, "--screenshot", "a.txt"}, 2, "error: --screenshot without --at runs to the horizon: it needs --horizon T\nhelp: add --horizon 100, or --at T\n" + tuiUsage},
+		{[]string{"tui", f, "--at", "1", "--screenshot", png}, 2, "error: invalid value `" + png + "` for --screenshot; expected a .txt or .svg path\nhelp: use --screenshot screen.txt\n" + tuiUsage},
 	}
 	for _, tt := range tests {
 		code, out, errs := serq(t, tt.args...)
@@ -72,5 +73,36 @@ func TestTuiScreenshot(t *testing.T) {
 	}
 	if !strings.Contains(want, "Session s25 · followed") || !strings.Contains(want, "stale > 1 ms") {
 		t.Errorf("the screenshot lacks --follow or --stale:\n%s", want)
+	}
+}
+
+// TestReadmeScreenshot checks that the README's TUI capture is what the
+// --screenshot command it quotes draws.
+func TestReadmeScreenshot(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := string(readme)
+	i := strings.Index(sec, "## Watching a run: serq tui")
+	j := strings.Index(sec, "## Drawing a deployment")
+	if i < 0 || j < i {
+		t.Fatal("README has no TUI section")
+	}
+	sec = sec[i:j]
+	k := strings.Index(sec, "```text\n")
+	end := strings.Index(sec[k+8:], "\n```")
+	if k < 0 || end < 0 {
+		t.Fatal("the TUI section has no capture")
+	}
+	capture := sec[k+8 : k+8+end+1]
+	path := filepath.Join(t.TempDir(), "screen.txt")
+	code, _, errs := serq(t, "tui", "../../examples/pd-disaggregation/llmd_nixl_pull.sq", "--horizon", "2000", "--at", "58.9",
+		"--follow", "35", "--size", "120x40", "--screenshot", path, "--", "--blocksD", "150")
+	if code != 0 {
+		t.Fatalf("serq tui --screenshot: %d %s", code, errs)
+	}
+	if got, _ := os.ReadFile(path); string(got) != capture {
+		t.Errorf("the README's capture is not the screenshot's:\n%s", got)
 	}
 }
