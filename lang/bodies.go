@@ -4,6 +4,8 @@ import (
 	"math"
 	"path/filepath"
 
+	"github.com/alecthomas/participle/v2/lexer"
+
 	"github.com/serq/serq/model"
 )
 
@@ -158,12 +160,21 @@ func (l *lowerer) collectAttrs() {
 		collectSetNames(l.defs[name].Stmts, add)
 	}
 	l.attrSites()
+	l.explainUndefs()
 	if l.workload != nil {
+		hidden := map[string]lexer.Position{}
 		for _, it := range l.workload.Items {
 			if h, ok := it.(*HiddenItem); ok {
-				for _, n := range h.Names {
+				for i, n := range h.Names {
 					slot, ok := l.attrs[n]
+					at := hiddenNameAt(h, i)
+					first, twice := hidden[n]
+					if !twice {
+						hidden[n] = at
+					}
 					switch {
+					case twice:
+						l.errorf(at, "hidden `%s` twice (first at %s)", n, toPos(first))
 					case n == "cached" || n == "computed":
 						l.errorf(h.Pos, "`%s` is the scheduler's: it cannot be hidden", n)
 					case !ok:

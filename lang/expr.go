@@ -46,12 +46,12 @@ var ctxAllowed = map[moment][]model.Ctx{
 	momEvict:     {model.CtxNow, model.CtxSize, model.CtxAge, model.CtxLast, model.CtxWaiting},
 	momPs:        {model.CtxNow, model.CtxPresent},
 	momPreempt:   {model.CtxNow, model.CtxDecoding, model.CtxPosition, model.CtxAdmission},
-	momEngBudget: {model.CtxRunningCount, model.CtxWaitingCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill},
+	momEngBudget: {model.CtxNow, model.CtxRunningCount, model.CtxWaitingCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill},
 	momEngKeys: {model.CtxRunningCount, model.CtxWaitingCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill,
 		model.CtxDecoding, model.CtxAdmission, model.CtxRemaining},
 	momEngGuard: {model.CtxRunningCount, model.CtxWaitingCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill,
 		model.CtxRunningPreempted, model.CtxWaitingAdmitted, model.CtxBatchTokens, model.CtxBatchPrefilled},
-	momEngCost: {model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens, model.CtxBatchPrefilled, model.CtxBatchDecoding,
+	momEngCost: {model.CtxNow, model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens, model.CtxBatchPrefilled, model.CtxBatchDecoding,
 		model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention},
 	momClaim: {model.CtxNow, model.CtxDemand, model.CtxServed, model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens,
 		model.CtxBatchPrefilled, model.CtxBatchDecoding, model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention},
@@ -147,11 +147,16 @@ type scope struct {
 	inFork    bool
 	preemptBy string // inside a hold that may be preempted: the pool that may, as written
 	noCache   bool   // inside a hold without `cache`: `cached` is 0 there
-	atEnd     bool   // a claim read at the end: observation aggregates
-	depth     int    // def/entry expansion depth, against runaway recursion
-	draws     *bool
-	defStack  []string
-	family    bool // resolving `cost(R, …)`: a family needs no index
+	// cachedAfter, inside a hold's body, is set to the first pool of an
+	// inner hold once one has been lowered (or may run before, in a loop):
+	// `cached` then reads that admission's, not the hold's (#237).
+	cachedAfter *string
+	cachedIn    string // the pool of the hold whose body this is
+	atEnd       bool   // a claim read at the end: observation aggregates
+	depth       int    // def/entry expansion depth, against runaway recursion
+	draws       *bool
+	defStack    []string
+	family      bool // resolving `cost(R, …)`: a family needs no index
 }
 
 type side int
@@ -1006,7 +1011,13 @@ func (l *lowerer) ident(n *Name, sc *scope) (*model.Expr, typ) {
 		return model.Num(v), nil
 	}
 	if name == "cached" && sc.noCache && sc.mom == momSession {
-		l.errorf(n.Pos, "the hold has no `cache` clause, so `cached` is 0 in its body: add `cache (…)` to consume the session's cached prefix")
+		e := l.errorf(n.Pos, "`cached` is read in a hold on `%s` that has no `cache` clause: it is 0 there", sc.cachedIn)
+		e.Hint = "add `cache (…)` to consume the session's cached prefix, or `cache (0)` to consume and keep nothing"
+		return model.Num(0), nil
+	}
+	if name == "cached" && sc.mom == momSession && sc.cachedAfter != nil && *sc.cachedAfter != "" {
+		e := l.errorf(n.Pos, "`cached` is read after the hold on `%s` in the body of the hold on `%s`: that admission set it", *sc.cachedAfter, sc.cachedIn)
+		e.Hint = "read it above the inner hold: `set c = cached;`"
 		return model.Num(0), nil
 	}
 	for i, s := range model.CtxNames {
@@ -1043,7 +1054,18 @@ func (l *lowerer) ident(n *Name, sc *scope) (*model.Expr, typ) {
 		l.errorf(n.Pos, "`%s` is a resource, not a number: read it with used(…), queue(…) or another observable", name)
 		return model.Num(0), nil
 	}
-	l.errorf(n.Pos, "undefined: %s%s", name, l.didYouMeanAt(name, l.visibleNames(sc)))
+	switch name {
+	case "queued":
+		l.errorf(n.Pos, "`queued` is now `waiting`")
+		return model.Num(0), nil
+	case "tokens":
+		l.errorf(n.Pos, "`tokens` is `batch.tokens`, which exists only in a schedule's guard or an engine's `execute`")
+		return model.Num(0), nil
+	}
+	e := l.errorf(n.Pos, "undefined: %s%s", name, l.didYouMeanAt(name, l.visibleNames(sc)))
+	if !sc.mom.readsAttrs() {
+		l.undefs = append(l.undefs, undef{e, name, sc.mom})
+	}
 	return model.Num(0), nil
 }
 

@@ -30,6 +30,8 @@ import (
 type lowerer struct {
 	file     string
 	sites    map[string]model.Pos // where each declared name is first declared
+	stale    map[string]string    // attributes last set from a cachedin read, and that read
+	undefs   []undef              // names undefined where read, which may be attributes declared later
 	opts     Options
 	errs     ErrorList
 	used     map[string]bool

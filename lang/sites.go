@@ -99,3 +99,148 @@ func (l *lowerer) didYouMeanAt(name string, candidates []string) string {
 	}
 	return hint
 }
+
+// hiddenNameAt is where a `hidden` item writes its i-th name.
+func hiddenNameAt(h *HiddenItem, i int) lexer.Position {
+	k := 0
+	for _, t := range h.Tokens {
+		if t.Value == h.Names[i] && t.Value != "hidden" {
+			if k == countBefore(h.Names, i) {
+				return t.Pos
+			}
+			k++
+		}
+	}
+	return h.Pos
+}
+
+// countBefore counts the names before i equal to names[i].
+func countBefore(names []string, i int) int {
+	n := 0
+	for _, x := range names[:i] {
+		if x == names[i] {
+			n++
+		}
+	}
+	return n
+}
+
+// innerHold records, in the body of an enclosing hold, that the hold h
+// has run: a later `cached` reads h's admission.
+func innerHold(sc *scope, h *HoldStmt) {
+	if sc.cachedAfter != nil && *sc.cachedAfter == "" && len(h.Pools) > 0 {
+		*sc.cachedAfter = h.Pools[0].Pool.Name
+	}
+}
+
+// loopHolds is innerHold for a loop's body: its next pass comes after any
+// hold it holds.
+func loopHolds(sc *scope, body []Stmt) {
+	if sc.cachedAfter == nil || *sc.cachedAfter != "" {
+		return
+	}
+	if h := firstHold(body); h != nil {
+		innerHold(sc, h)
+	}
+}
+
+// firstHold is the first hold statement in ss, at any depth.
+func firstHold(ss []Stmt) *HoldStmt {
+	for _, s := range ss {
+		var inner []Stmt
+		switch s := s.(type) {
+		case *HoldStmt:
+			return s
+		case *BranchStmt:
+			inner = s.Then.Stmts
+			if s.Else != nil {
+				inner = append(append([]Stmt(nil), inner...), s.Else.Stmts...)
+			}
+		case *WhileStmt:
+			inner = s.Body.Stmts
+		case *LoopStmt:
+			inner = s.Body.Stmts
+		case *ForkStmt:
+			inner = s.Body.Stmts
+		}
+		if h := firstHold(inner); h != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+// noteStaleSet records whether the `set` of name just lowered reads a
+// session's cache (`cachedin(P)`): its value is then the cache as it was at
+// the `set`, not at a later hold's admission.
+func (l *lowerer) noteStaleSet(name string, out []*model.Stmt) {
+	if l.stale == nil {
+		l.stale = map[string]string{}
+	}
+	delete(l.stale, name)
+	for _, st := range out {
+		if st.Op != model.OpSet {
+			continue
+		}
+		st.Value.Walk(func(e *model.Expr) bool {
+			if e.Op == model.EPool && e.Fn == model.PCachedIn && e.Ref != nil {
+				l.stale[name] = "cachedin(" + l.prog.PoolFams[e.Ref.Fam].Name + ")"
+				return false
+			}
+			return true
+		})
+	}
+}
+
+// checkStaleHeader refuses a hold header that reads an attribute a `set`
+// above it computed from `cachedin`: the header is read at admission, the
+// `set` before the session queued.
+func (l *lowerer) checkStaleHeader(h *HoldStmt, out []*model.Stmt) {
+	if len(l.stale) == 0 {
+		return
+	}
+	for _, st := range out {
+		if st.Op != model.OpHold {
+			continue
+		}
+		for i, hp := range st.Holds {
+			if i >= len(h.Pools) {
+				break
+			}
+			for _, x := range []*model.Expr{hp.Units, hp.Reserve} {
+				x.Walk(func(e *model.Expr) bool {
+					if e.Op != model.EAttr {
+						return true
+					}
+					read, ok := l.stale[e.Name]
+					if !ok {
+						return true
+					}
+					err := l.errorf(h.Pools[i].Pos, "`%s` reads %s before the session queues, but the hold on `%s` is read at admission", e.Name, read, h.Pools[i].Pool.Name)
+					err.Hint = fmt.Sprintf("bind it in the header: `at admission (%s = …)`", e.Name)
+					delete(l.stale, e.Name)
+					return false
+				})
+			}
+		}
+	}
+}
+
+// undef is an "undefined" error at a moment that reads no attribute.
+type undef struct {
+	err  *Error
+	name string
+	mom  moment
+}
+
+// explainUndefs says, of a name reported undefined where no session is,
+// that it is a session attribute, once the attributes are known: a ps
+// capacity is read before the workload that sets `prompt` is lowered.
+func (l *lowerer) explainUndefs() {
+	for _, u := range l.undefs {
+		if _, ok := l.attrs[u.name]; ok {
+			u.err.Msg = fmt.Sprintf("`%s` is a session attribute: %s reads no session", u.name, momentNames[u.mom])
+		}
+	}
+	l.undefs = nil
+}

@@ -58,7 +58,9 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 		}
 		return one(&model.Stmt{Op: model.OpTurn, Pos: toPos(s.Pos)})
 	case *SetStmt:
-		return l.set(s.Pos, s.Name, s.Value, sc, false)
+		out := l.set(s.Pos, s.Name, s.Value, sc, false)
+		l.noteStaleSet(s.Name, out)
+		return out
 	case *DeclStmt:
 		if s.Kind == "Size" && sc.side != sideInitTurn {
 			l.errorf(s.Pos, "`Size %s` declares a workload quantity: it belongs in the workload's `init` or `turn`", s.Name)
@@ -74,7 +76,10 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 	case *ObserveStmt:
 		return l.observe(s, sc)
 	case *HoldStmt:
-		return l.hold(s, sc)
+		out := l.hold(s, sc)
+		l.checkStaleHeader(s, out)
+		innerHold(sc, s)
+		return out
 	case *GrowStmt:
 		return l.poolStmt(model.OpGrow, s.Pos, "grow", s.Pool, s.Amount, sc)
 	case *LoadStmt:
@@ -102,6 +107,7 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 	case *WhileStmt:
 		st := &model.Stmt{Op: model.OpWhile, Pos: toPos(s.Pos)}
 		st.Value = l.guard(s.Cond, sc, &st.Draws, "while")
+		loopHolds(sc, s.Body.Stmts)
 		st.Body = l.block(s.Body, sc)
 		if x, ok := st.Value.IsConst(); !(ok && x == 0) && !l.progresses(st.Body) {
 			l.errorf(s.Pos, "a loop without progress: every path through the body must reach a `run` of work, a `hold` whose body does, or `end`")
@@ -109,6 +115,7 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 		return one(st)
 	case *LoopStmt:
 		st := &model.Stmt{Op: model.OpLoop, Pos: toPos(s.Pos)}
+		loopHolds(sc, s.Body.Stmts)
 		st.Body = l.block(s.Body, sc)
 		if !l.progresses(st.Body) {
 			l.errorf(s.Pos, "a loop without progress: every path through the body must reach a `run` of work, a `hold` whose body does, or `end`")
@@ -349,6 +356,10 @@ func (l *lowerer) observe(s *ObserveStmt, sc *scope) []*model.Stmt {
 func (l *lowerer) guard(e *Expr, sc *scope, draws *bool, what string) *model.Expr {
 	g, _ := l.value(e, sc, draws)
 	if x, ok := g.IsConst(); ok && x != 0 && x != 1 {
+		if !(x > 0 && x < 1) {
+			l.errorf(e.Pos, "the guard of `%s` is %s, not 0 or 1: a guard is a test", what, fmtNum(x))
+			return g
+		}
 		err := l.errorf(e.Pos, "the guard of `%s` is %s, not 0 or 1: a draw written as a test?", what, fmtNum(x))
 		err.Hint = "a guard is a test; to branch with probability p, write `branch with (p)`"
 	}
@@ -430,17 +441,27 @@ func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
 	}
 	var held []*heldPool
 	var want typ
-	seen := map[int]bool{}
+	seen := map[string]bool{}
 	preemptBy := sc.preemptBy // the pool that may preempt this hold, as written
 	for _, hp := range s.Pools {
 		r, ok := l.resolveRes(refName(hp.Pool), hs, resPool)
 		if !ok {
 			continue
 		}
-		if seen[r.Fam] {
+		// Two members of a family are two pools; which member a computed
+		// index names only the run can tell (it fails on the same one twice).
+		member := "whole"
+		if r.ref.Index != nil {
+			member = fmt.Sprintf("computed %d", len(seen))
+			if x, ok := r.ref.Index.IsConst(); ok {
+				member = fmtNum(x)
+			}
+		}
+		k := fmt.Sprintf("%d %s", r.Fam, member)
+		if seen[k] {
 			l.errorf(hp.Pos, "the hold names pool `%s` twice", l.refText(hp.Pool))
 		}
-		seen[r.Fam] = true
+		seen[k] = true
 		want = append(want, r.key)
 		units, ut := l.expr(hp.Units, hs)
 		what := "`hold " + l.refText(hp.Pool) + " (…)`"
@@ -502,6 +523,10 @@ func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
 	bs.holds = append(append([]*heldPool(nil), sc.holds...), held...)
 	bs.preemptBy = preemptBy
 	bs.noCache = s.Cache == nil
+	bs.cachedAfter = new(string)
+	if len(s.Pools) > 0 {
+		bs.cachedIn = l.refText(s.Pools[0].Pool)
+	}
 	var bodyBinds []*binding
 	for _, b := range binds {
 		bb := &binding{body: true, attr: attrName(sc, b.name), pos: b.b.pos}
