@@ -11,6 +11,10 @@
 //	// want: pool NAME FIELD = V       a pool row's field (snake case)
 //	// want: stage NAME FIELD = V      a stage row's field
 //	// want: report FIELD = V          a report field (ended, arrivals, turns)
+//	// want: claim NAME result = WORD  a claim's result (holds, fails, witnessed, …)
+//	// want: claim NAME note = "RE"    a claim's note matches
+//	// want: claim NAME FIELD = V      checked, failures: a number, or
+//	//                                 `iterations of STAGE` (that stage's count)
 //	// want: error "REGEXP"            the run fails with a matching error
 //	// deviation: WHY                  serq differs here on purpose (docs/semantics.md)
 //	// file: NAME "TEXT"               a file the program `use`s (a Go string)
@@ -63,6 +67,7 @@ type libErr struct {
 
 type want struct {
 	kind, name, field string
+	word              string // a claim's result, or the stage whose iterations it checked
 	values            []float64
 	rx                *regexp.Regexp
 	line              int
@@ -220,6 +225,7 @@ var (
 	wantRow     = regexp.MustCompile(`^(pool|stage) (\S+) (\w+) = (\S+)$`)
 	wantReport  = regexp.MustCompile(`^report (\w+) = (\S+)$`)
 	wantError   = regexp.MustCompile(`^error (".*")$`)
+	wantClaim   = regexp.MustCompile(`^claim (\S+) (result|note|checked|failures) = (.+)$`)
 )
 
 func parseWant(val string) (want, error) {
@@ -250,6 +256,24 @@ func parseWant(val string) (want, error) {
 	if m := wantReport.FindStringSubmatch(val); m != nil {
 		v, err := num(m[2])
 		return want{kind: "report", field: m[1], values: []float64{v}}, err
+	}
+	if m := wantClaim.FindStringSubmatch(val); m != nil {
+		w := want{kind: "claim", name: m[1], field: m[2], word: m[3]}
+		switch m[2] {
+		case "note":
+			rx, err := quotedRegexp(m[3])
+			w.rx = rx
+			return w, err
+		case "checked", "failures":
+			if stage, ok := strings.CutPrefix(m[3], "iterations of "); ok {
+				w.word = stage
+				return w, nil
+			}
+			v, err := num(m[3])
+			w.word, w.values = "", []float64{v}
+			return w, err
+		}
+		return w, nil
 	}
 	if m := wantError.FindStringSubmatch(val); m != nil {
 		pat, err := strconv.Unquote(m[1])
@@ -327,6 +351,12 @@ func check(t *testing.T, c *testutil.Chunk, tc *tcase) {
 		t.Fatalf("run: %v", err)
 	}
 	for _, w := range tc.wants {
+		if w.kind == "claim" {
+			if err := claimOutcome(rep, w); err != nil {
+				t.Errorf("line %d: %v", w.line, err)
+			}
+			continue
+		}
 		got, err := outcome(rep, w)
 		if err != nil {
 			t.Errorf("line %d: %v", w.line, err)
@@ -349,6 +379,48 @@ func sameValues(a, b []float64) bool {
 	}
 	return true
 }
+
+// claimOutcome checks a claim want against the report.
+func claimOutcome(rep *interp.Report, w want) error {
+	for _, c := range rep.Claims {
+		if c.Name != w.name {
+			continue
+		}
+		switch w.field {
+		case "result":
+			if c.Result.String() != w.word {
+				return fmt.Errorf("claim %s is %s, want %s", c.Name, c.Result, w.word)
+			}
+		case "note":
+			if c.Note == nil {
+				return fmt.Errorf("claim %s has no note, want one matching %q", c.Name, w.rx)
+			}
+			if !w.rx.MatchString(*c.Note) {
+				return fmt.Errorf("claim %s has note %q, want one matching %q", c.Name, *c.Note, w.rx)
+			}
+		default:
+			got := float64(c.Checked)
+			if w.field == "failures" {
+				got = float64(c.Failures)
+			}
+			want := w.values
+			if w.word != "" {
+				v, err := outcome(rep, want2stage(w.word))
+				if err != nil {
+					return err
+				}
+				want = v
+			}
+			if !sameValues([]float64{got}, want) {
+				return fmt.Errorf("claim %s %s = %v, want %v", c.Name, w.field, got, want)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("no claim %s", w.name)
+}
+
+func want2stage(stage string) want { return want{kind: "stage", name: stage, field: "iterations"} }
 
 // outcome reads what a want names from the report.
 func outcome(rep *interp.Report, w want) ([]float64, error) {

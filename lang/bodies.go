@@ -629,12 +629,27 @@ func (l *lowerer) claim(c *ClaimItem) {
 			}
 		}
 	}
+	at := nameAt(c.Pos, c.Tokens, c.Name)
+	if _, dup := l.claimNames[c.Name]; dup {
+		l.errorf(at, "claim `%s`: declared twice (first at %s)", c.Name, l.claimNames[c.Name])
+	} else {
+		if l.claimNames == nil {
+			l.claimNames = map[string]model.Pos{}
+		}
+		p := toPos(at)
+		if p.File == "" {
+			p.File = l.file
+		}
+		l.claimNames[c.Name] = p
+	}
 	if c.Given != nil {
 		cl.Given, _ = l.expr(c.Given, sc)
+		l.claimReads(c.Given, cl.Given, "a claim's `given`", true)
 	}
 	es := *sc
 	es.atEnd = c.AtEnd
 	cl.Expr, _ = l.expr(c.Expr, &es)
+	l.claimReads(c.Expr, cl.Expr, "a claim", c.AtEnd)
 	// Only `given` reads a session's attributes: the claim itself is read
 	// at an iteration or at the end, where there is no session.
 	cl.Expr.Walk(func(e *model.Expr) bool {

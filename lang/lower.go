@@ -28,15 +28,16 @@ import (
 // reports them all.
 
 type lowerer struct {
-	file     string
-	sites    map[string]model.Pos // where each declared name is first declared
-	stale    map[string]string    // attributes last set from a cachedin read, and that read
-	undefs   []undef              // names undefined where read, which may be attributes declared later
-	opts     Options
-	errs     ErrorList
-	used     map[string]bool
-	usesArgs bool
-	prog     *model.Program
+	file       string
+	sites      map[string]model.Pos // where each declared name is first declared
+	stale      map[string]string    // attributes last set from a cachedin read, and that read
+	undefs     []undef              // names undefined where read, which may be attributes declared later
+	claimNames map[string]model.Pos // each claim's first declaration
+	opts       Options
+	errs       ErrorList
+	used       map[string]bool
+	usesArgs   bool
+	prog       *model.Program
 
 	consts    map[string]float64
 	inputs    map[string]*inputDecl

@@ -244,3 +244,35 @@ func (l *lowerer) explainUndefs() {
 	}
 	l.undefs = nil
 }
+
+// claimReads refuses what a claim may not read: `now` in its `given`
+// (read once per session, after init), the deployment's state in its
+// `given` or at its end (stateless, noState), and `busy`/`work` anywhere:
+// their time integrals belong to the stage table, not to one iteration.
+func (l *lowerer) claimReads(src *Expr, e *model.Expr, what string, noState bool) {
+	e.Walk(func(x *model.Expr) bool {
+		switch {
+		case x.Op == model.ECtx && model.Ctx(x.Slot) == model.CtxNow && what != "a claim":
+			l.errorf(src.Pos, "%s may not read `now`: it is read once per session, after its init", what)
+			return false
+		case x.Op == model.EStage && (x.Fn == model.SBusy || x.Fn == model.SWork):
+			name := "busy"
+			if x.Fn == model.SWork {
+				name = "work"
+			}
+			if noState {
+				l.errorf(src.Pos, "`%s(…)` reads the deployment's state, which %s may not read", name, what)
+			} else {
+				l.errorf(src.Pos, "%s may not read `%s(…)`: read it in a gauge", what, name)
+			}
+			return false
+		case noState && what == "a claim" && x.Op == model.ECtx && model.Ctx(x.Slot) != model.CtxNow:
+			l.errorf(src.Pos, "`%s` exists only in a claim over iterations: a claim `at end` reads `now` and the observations", x.Name)
+			return false
+		case noState && (x.Op == model.EStage || x.Op == model.EPool):
+			l.errorf(src.Pos, "%s may not read the deployment's state", what)
+			return false
+		}
+		return true
+	})
+}
