@@ -8,6 +8,7 @@
 //	// run: --horizon 400 [--warmup T] [--seed N] [--arrivals N]
 //	// want: observe NAME = [v, …]     the samples' values, in recording order
 //	// want: observe NAME count = N    the number of samples
+//	// want: observe NAME first K = [v, …]  the first K samples' values
 //	// want: pool NAME FIELD = V       a pool row's field (snake case)
 //	// want: stage NAME FIELD = V      a stage row's field
 //	// want: report FIELD = V          a report field (ended, arrivals, turns)
@@ -222,6 +223,7 @@ func parseRun(val string) (*interp.Options, error) {
 var (
 	wantSamples = regexp.MustCompile(`^observe (\S+) = \[(.*)\]$`)
 	wantCount   = regexp.MustCompile(`^observe (\S+) count = (\S+)$`)
+	wantFirst   = regexp.MustCompile(`^observe (\S+) first (\d+) = \[(.*)\]$`)
 	wantRow     = regexp.MustCompile(`^(pool|stage) (\S+) (\w+) = (\S+)$`)
 	wantReport  = regexp.MustCompile(`^report (\w+) = (\S+)$`)
 	wantError   = regexp.MustCompile(`^error (".*")$`)
@@ -244,6 +246,11 @@ func parseWant(val string) (want, error) {
 			}
 		}
 		return w, nil
+	}
+	if m := wantFirst.FindStringSubmatch(val); m != nil {
+		w, err := parseWant("observe " + m[1] + " = [" + m[3] + "]")
+		w.kind, w.field = "first", m[2]
+		return w, err
 	}
 	if m := wantCount.FindStringSubmatch(val); m != nil {
 		v, err := num(m[2])
@@ -425,7 +432,7 @@ func want2stage(stage string) want { return want{kind: "stage", name: stage, fie
 // outcome reads what a want names from the report.
 func outcome(rep *interp.Report, w want) ([]float64, error) {
 	switch w.kind {
-	case "samples", "count":
+	case "samples", "count", "first":
 		for _, o := range rep.Observes {
 			if o.Name != w.name {
 				continue
@@ -436,6 +443,10 @@ func outcome(rep *interp.Report, w want) ([]float64, error) {
 			vs := []float64{}
 			for _, s := range o.Samples {
 				vs = append(vs, s.Value)
+			}
+			if w.kind == "first" {
+				n, _ := strconv.Atoi(w.field)
+				vs = vs[:min(n, len(vs))]
 			}
 			return vs, nil
 		}

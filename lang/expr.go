@@ -1010,6 +1010,10 @@ func (l *lowerer) ident(n *Name, sc *scope) (*model.Expr, typ) {
 	if v, ok := l.consts[name]; ok {
 		return model.Num(v), nil
 	}
+	if name == "computed" && sc.mom == momPreempt {
+		l.errorf(n.Pos, "`computed` is what a re-executed hold reached; a preempt key reads the candidate's place as `position`")
+		return model.Num(0), nil
+	}
 	if name == "cached" && sc.noCache && sc.mom == momSession {
 		e := l.errorf(n.Pos, "`cached` is read in a hold on `%s` that has no `cache` clause: it is 0 there", sc.cachedIn)
 		e.Hint = "add `cache (…)` to consume the session's cached prefix, or `cache (0)` to consume and keep nothing"
