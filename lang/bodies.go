@@ -34,6 +34,7 @@ func (l *lowerer) bodies() {
 	}
 	if l.server != nil {
 		sc := &scope{l: l, mom: momSession, side: sideServer}
+		l.costReset()
 		p.Server = l.block(l.server.Body, sc)
 		l.serverProgresses = l.progresses(p.Server)
 	}
@@ -528,8 +529,10 @@ func (l *lowerer) workloadBody() {
 				w.Trace = filepath.Join(filepath.Dir(l.file), unquote(it.Path))
 				w.Ordered = it.Ordered
 			case *InitItem:
+				l.costReset()
 				w.Init = l.block(it.Body, &scope{l: l, mom: momInitTurn, side: sideInitTurn})
 			case *TurnItem:
+				l.costReset()
 				w.Turn = l.block(it.Body, &scope{l: l, mom: momInitTurn, side: sideInitTurn})
 			case *SessionItem:
 				if session != nil {
@@ -541,6 +544,7 @@ func (l *lowerer) workloadBody() {
 	}
 	sc := &scope{l: l, mom: momSession, side: sideClient}
 	if session != nil {
+		l.costReset()
 		w.Session = l.block(session.Body, sc)
 		if !hasTurn(w.Session) {
 			l.errorf(session.Pos, "the session never says `turn;`: a session submits its turns with it")

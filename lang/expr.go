@@ -690,6 +690,11 @@ func (l *lowerer) costCall(c *Call, sc *scope) (*model.Expr, typ) {
 			bad = true
 			continue
 		}
+		if n.Index != nil && argDraws(n.Index) {
+			l.errorf(n.Index.Pos, "the index of `%s` in `cost(…)` draws: a cost names a family or a member written as a number or an attribute", n.Name)
+			bad = true
+			continue
+		}
 		r, ok := l.resolveRes(n, &fs, resAny)
 		if !ok {
 			bad = true
@@ -706,6 +711,13 @@ func (l *lowerer) costCall(c *Call, sc *scope) (*model.Expr, typ) {
 	}
 	sort.Strings(t)
 	t = dedupStrings(t)
+	switch sc.side {
+	case sideInitTurn:
+		l.errorf(c.Pos, "the workload's `init` and `turn` blocks state sizes, not costs: `cost(…)` belongs in the server")
+		return x, badTyp
+	case sideClient:
+		l.clientCost(c, t)
+	}
 	if t == nil {
 		t = typ{}
 	}
@@ -1047,8 +1059,9 @@ func (l *lowerer) ident(n *Name, sc *scope) (*model.Expr, typ) {
 			l.errorf(n.Pos, "an entry of `%s` cannot read the session's `%s`: pass it as a parameter", sc.q.name, name)
 			return model.Num(0), nil
 		}
-	} else if _, ok := l.attrs[name]; ok {
-		return l.attrRead(n, name, sc), nil
+	} else if slot, ok := l.attrs[name]; ok {
+		x := l.attrRead(n, name, sc)
+		return x, l.costRead(n.Pos, name, slot)
 	}
 	if nw, ok := oldCtxNames[name]; ok && sc.mom >= momPs {
 		l.errorf(n.Pos, "`%s` is retired: write `%s`", name, nw)

@@ -33,6 +33,8 @@ type lowerer struct {
 	stale      map[string]string    // attributes last set from a cachedin read, and that read
 	undefs     []undef              // names undefined where read, which may be attributes declared later
 	claimNames map[string]model.Pos // each claim's first declaration
+	costs      costState            // cost-typed attributes
+	serverRes  map[string]bool      // the cost keys of the server's resources, once the server is lowered
 	opts       Options
 	errs       ErrorList
 	used       map[string]bool

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 
@@ -99,16 +100,22 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 		} else {
 			st.Value = l.guard(s.Cond, sc, &st.Draws, "branch")
 		}
+		before := l.costSnapshot()
 		st.Body = l.block(s.Then, sc)
+		then := l.costSnapshot()
+		l.costRestore(maps.Clone(before))
 		if s.Else != nil {
 			st.Else = l.block(s.Else, sc)
 		}
+		l.costBranch(before, then, l.costSnapshot())
 		return one(st)
 	case *WhileStmt:
 		st := &model.Stmt{Op: model.OpWhile, Pos: toPos(s.Pos)}
 		st.Value = l.guard(s.Cond, sc, &st.Draws, "while")
 		loopHolds(sc, s.Body.Stmts)
+		before := l.costSnapshot()
 		st.Body = l.block(s.Body, sc)
+		l.costRestore(before)
 		if x, ok := st.Value.IsConst(); !(ok && x == 0) && !l.progresses(st.Body) {
 			l.errorf(s.Pos, "a loop without progress: every path through the body must reach a `run` of work, a `hold` whose body does, or `end`")
 		}
@@ -116,7 +123,9 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 	case *LoopStmt:
 		st := &model.Stmt{Op: model.OpLoop, Pos: toPos(s.Pos)}
 		loopHolds(sc, s.Body.Stmts)
+		before := l.costSnapshot()
 		st.Body = l.block(s.Body, sc)
+		l.costRestore(before)
 		if !l.progresses(st.Body) {
 			l.errorf(s.Pos, "a loop without progress: every path through the body must reach a `run` of work, a `hold` whose body does, or `end`")
 		}
@@ -134,7 +143,10 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 		c := sc.child()
 		c.inFork = true
 		c.holds = nil
-		return one(&model.Stmt{Op: model.OpFork, Pos: toPos(s.Pos), Body: l.block(s.Body, c)})
+		before := l.costSnapshot()
+		body := l.block(s.Body, c)
+		l.costRestore(before)
+		return one(&model.Stmt{Op: model.OpFork, Pos: toPos(s.Pos), Body: body})
 	case *JoinStmt:
 		if sc.inFork {
 			l.errorf(s.Pos, "a `fork`'s leg may not `join`")
@@ -314,7 +326,9 @@ func (l *lowerer) set(pos lexer.Position, name string, e *Expr, sc *scope, size 
 	}
 	_ = size
 	st := &model.Stmt{Op: model.OpSet, Pos: toPos(pos), Slot: slot}
-	st.Value, _ = l.value(e, sc, &st.Draws)
+	var t typ
+	st.Value, t = l.value(e, sc, &st.Draws)
+	l.costSet(pos, name, slot, t)
 	return one(st)
 }
 
@@ -516,7 +530,11 @@ func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
 		}
 		ls := hs.child()
 		ls.mom = momSession
-		st.LeaseFor, _ = l.expr(s.LeaseFor, ls)
+		var lt typ
+		st.LeaseFor, lt = l.expr(s.LeaseFor, ls)
+		if lt.isCost() && !lt.bad() {
+			l.errorf(s.LeaseFor.Pos, "a lease duration is time, not %s: write the seconds, `lease %s (7)`", lt, text)
+		}
 	}
 	// The body: admission bindings it reads become attributes set at its top.
 	bs := sc.child()
