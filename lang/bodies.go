@@ -589,7 +589,7 @@ func (l *lowerer) arrival(a *ArriveItem) {
 			l.errorf(a.Arg.Pos, "a renewal gap must be positive and finite, not %s", fmtNum(x))
 		}
 		v.Walk(func(e *model.Expr) bool {
-			if e.Op == model.EAttr || e.Op == model.EPool || e.Op == model.EStage {
+			if e.Op == model.EAttr || e.Op == model.EPool || e.Op == model.EStage || e.Op == model.ECtx {
 				l.errorf(a.Arg.Pos, "a renewal gap reads constants, functions and draws only")
 				return false
 			}
