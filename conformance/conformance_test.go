@@ -20,12 +20,15 @@
 //	// deviation: WHY                  serq differs here on purpose (docs/semantics.md)
 //	// file: NAME "TEXT"               a file the program `use`s (a Go string)
 //	// lib: NAME:LINE:COL "REGEXP"     a static error in such a file
+//	// lineless: "REGEXP"              a static error with no line (a bad --set)
+//	// set: NAME=EXPR                  binds an input, as `--set NAME=EXPR`
 //	// note: "REGEXP"                  a note of some static error
 //
 // A chunk without `run:` is only loaded. A refusal is written as in
 // lang/testdata/errors.sq: `// ### "^COL: MSG$"` on the line the error is
 // reported at, matched against "COL: MSG" (the message's wording may differ
-// from the reference's; the position and the fact it names may not).
+// from the reference's; the position and the fact it names may not). An
+// error at the end of the file is expected on the chunk's last line.
 package conformance
 
 import (
@@ -58,6 +61,8 @@ type tcase struct {
 	files      map[string]string // the files it uses, by name
 	libErrs    []libErr
 	notes      []*regexp.Regexp
+	lineless   []*regexp.Regexp
+	sets       []lang.Override
 }
 
 // libErr is a static error expected in a used file.
@@ -103,6 +108,44 @@ func TestConformance(t *testing.T) {
 	t.Logf("conformance: %d cases, %d passed, %d listed deviations", cases, passed, deviations)
 }
 
+// TestDeviationsAreListed checks that every case marked `// deviation:`
+// has its row in docs/semantics.md's table, and every row a case.
+func TestDeviationsAreListed(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "semantics.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(doc), "## Where serq departs from the reference's tests")
+	if !ok {
+		t.Fatal("docs/semantics.md has no deviation table")
+	}
+	table, _, _ = strings.Cut(table, "\n## ")
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.sq"))
+	listed := map[string]bool{}
+	for _, file := range files {
+		for _, c := range testutil.Read(file, t) {
+			tc, err := parseCase(c.Source)
+			if err != nil || tc.deviation == "" {
+				continue
+			}
+			test, _, _ := strings.Cut(tc.test, " ")
+			row := "| " + tc.file + " " + test + " |"
+			listed[row] = true
+			if !strings.Contains(table, row) {
+				t.Errorf("%s: the deviation of %s %s has no row %q in docs/semantics.md", file, tc.file, tc.test, row)
+			}
+		}
+	}
+	for _, line := range strings.Split(table, "\n") {
+		if strings.HasPrefix(line, "| ") && strings.Count(line, ".rs ") == 1 {
+			row := line[:strings.Index(line, " |")+2]
+			if !listed[row] {
+				t.Errorf("docs/semantics.md lists %q, which no case marks as a deviation", row)
+			}
+		}
+	}
+}
+
 func firstLine(src string) string {
 	line, _, _ := strings.Cut(src, "\n")
 	return line
@@ -125,6 +168,7 @@ func parseCase(src string) (*tcase, error) {
 		val = strings.TrimSpace(val)
 		switch key {
 		case "case":
+			val, _, _ = strings.Cut(val, "  //") // an expectation on the same line
 			file, test, ok := strings.Cut(val, " ")
 			if !ok || !strings.HasSuffix(file, ".rs") {
 				return nil, fmt.Errorf("line %d: want `// case: FILE.rs TEST`", i+1)
@@ -162,12 +206,22 @@ func parseCase(src string) (*tcase, error) {
 				return nil, fmt.Errorf("line %d: want `// lib: NAME:LINE:COL \"REGEXP\"`: %v", i+1, err)
 			}
 			tc.libErrs = append(tc.libErrs, libErr{pos, rx})
-		case "note":
+		case "note", "lineless":
 			rx, err := quotedRegexp(val)
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %v", i+1, err)
 			}
-			tc.notes = append(tc.notes, rx)
+			if key == "note" {
+				tc.notes = append(tc.notes, rx)
+			} else {
+				tc.lineless = append(tc.lineless, rx)
+			}
+		case "set":
+			name, expr, ok := strings.Cut(val, "=")
+			if !ok {
+				return nil, fmt.Errorf("line %d: want `// set: NAME=EXPR`", i+1)
+			}
+			tc.sets = append(tc.sets, lang.Override{Name: name, Expr: expr})
 		}
 	}
 	if tc.file == "" {
@@ -305,11 +359,21 @@ func check(t *testing.T, c *testutil.Chunk, tc *tcase) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, os.ErrNotExist)
 	}
-	prog, err := lang.LoadSource(c.Filename, []byte(c.Source), lang.Options{Lib: lib.FS, ReadFile: read})
+	prog, err := lang.LoadSource(c.Filename, []byte(c.Source), lang.Options{Lib: lib.FS, ReadFile: read, Sets: tc.sets})
 	libErrs := slices.Clone(tc.libErrs)
+	lineless := slices.Clone(tc.lineless)
 	var notes []string
 	for _, e := range staticErrors(t, err) {
 		notes = append(notes, e.Notes...)
+		if e.Pos.Line == 0 {
+			i := slices.IndexFunc(lineless, func(rx *regexp.Regexp) bool { return rx.MatchString(e.Msg) })
+			if i < 0 {
+				t.Errorf("unexpected error with no line: %v", e)
+				continue
+			}
+			lineless = slices.Delete(lineless, i, i+1)
+			continue
+		}
 		if e.Pos.File != c.Filename {
 			pos := fmt.Sprintf("%s:%d:%d", e.Pos.File, e.Pos.Line, e.Pos.Col)
 			i := slices.IndexFunc(libErrs, func(l libErr) bool {
@@ -322,11 +386,18 @@ func check(t *testing.T, c *testutil.Chunk, tc *tcase) {
 			libErrs = slices.Delete(libErrs, i, i+1)
 			continue
 		}
-		c.GotError(e.Pos.Line, fmt.Sprintf("%d: %s", e.Pos.Col, e.Msg))
+		line := e.Pos.Line
+		if n := strings.Count(c.Source, "\n"); line > n {
+			line = n // the end of the file: expected on the chunk's last line
+		}
+		c.GotError(line, fmt.Sprintf("%d: %s", e.Pos.Col, e.Msg))
 	}
 	c.Done()
 	for _, l := range libErrs {
 		t.Errorf("expected an error at %s matching %q", l.pos, l.rx)
+	}
+	for _, rx := range lineless {
+		t.Errorf("expected an error with no line matching %q", rx)
 	}
 	for _, rx := range tc.notes {
 		if !slices.ContainsFunc(notes, rx.MatchString) {
@@ -489,6 +560,8 @@ func field(row any, name string) ([]float64, error) {
 		return []float64{float64(v.Int())}, nil
 	case v.CanFloat():
 		return []float64{v.Float()}, nil
+	case v.Kind() == reflect.Slice:
+		return []float64{float64(v.Len())}, nil
 	case v.Kind() == reflect.Bool:
 		if v.Bool() {
 			return []float64{1}, nil

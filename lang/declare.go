@@ -134,11 +134,9 @@ func (l *lowerer) checkNoInputSizes(e *Expr, what string) {
 		if t.Type != sqLexer.Symbols()["Ident"] {
 			continue
 		}
-		for _, in := range l.inputList {
-			if in.local == t.Value && in.bound {
-				l.errorf(e.Pos, "input `%s` sizes %s: an input may not change a family's size", in.name, what)
-				return
-			}
+		if in := l.constInput[t.Value]; in != nil && in.bound {
+			l.errorf(e.Pos, "input `%s` sizes %s: an input may not change a family's size", in.name, what)
+			return
 		}
 	}
 }

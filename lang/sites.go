@@ -276,3 +276,43 @@ func (l *lowerer) claimReads(src *Expr, e *model.Expr, what string, noState bool
 		return true
 	})
 }
+
+// plainAt records where the plain `let` name was declared, for a `--set`
+// that names it.
+func (l *lowerer) plainAt(name string, at lexer.Position) {
+	if l.plainLets == nil {
+		l.plainLets = map[string]lexer.Position{}
+	}
+	l.plainLets[name] = at
+}
+
+// setInputDep records that constant name is bound to input in.
+func (l *lowerer) setInputDep(name string, in *inputDecl) {
+	if l.constInput == nil {
+		l.constInput = map[string]*inputDecl{}
+	}
+	l.constInput[name] = in
+	delete(l.plainLets, name)
+}
+
+// noteInputDep records whether the constant name, a `let` of e, reads an
+// input: a later `let` of the same name shadows the earlier one, so a
+// fixed shadow of an input may size an array and a shadow computed from
+// it may not.
+func (l *lowerer) noteInputDep(name string, e *Expr) {
+	var dep *inputDecl
+	for _, t := range e.Tokens {
+		if in := l.constInput[t.Value]; in != nil && t.Type == sqLexer.Symbols()["Ident"] {
+			dep = in
+			break
+		}
+	}
+	if l.constInput == nil {
+		l.constInput = map[string]*inputDecl{}
+	}
+	if dep == nil {
+		delete(l.constInput, name)
+	} else {
+		l.constInput[name] = dep
+	}
+}
