@@ -517,6 +517,9 @@ func (l *lowerer) workloadBody() {
 	w.Init = &model.Block{Stmts: []*model.Stmt{}}
 	w.Turn = &model.Block{Stmts: []*model.Stmt{}}
 	var session *SessionItem
+	if l.workload != nil && l.server == nil {
+		l.errorf(l.workload.Pos, "a workload needs a `server`: each turn's request runs there (`server { … }` in `fn main`)")
+	}
 	if l.workload != nil {
 		for _, it := range l.workload.Items {
 			switch it := it.(type) {
