@@ -558,8 +558,10 @@ func (s *Sim) admitHead(e *engine, budget float64) (admitted *session, ok bool) 
 		if len(pl.queue) == 0 {
 			continue
 		}
-		h := s.selectHead(pl)
+		// the queue's keys, like the head's header, read the budget
+		// the iteration has left
 		s.budgetOverride, s.budgetEngine = budget, e
+		h := s.selectHead(pl)
 		if !s.fits(h) {
 			s.budgetEngine = nil
 			e.stopAdmit = true

@@ -772,7 +772,7 @@ func (l *lowerer) budgetLeft(c *Call, sc *scope) *model.Expr {
 		l.errorf(c.Pos, "`budget_left` takes 1 argument, not %d", len(c.Args))
 		return model.Num(0)
 	}
-	if !(sc.mom == momSession || sc.mom == momAdmit) {
+	if !(sc.mom == momSession || sc.mom == momAdmit || sc.mom == momSelect) {
 		l.errorf(c.Pos, "`budget_left` may not be read in %s", momentNames[sc.mom])
 		return model.Num(0)
 	}
