@@ -11,6 +11,8 @@
 //	// want: observe NAME first K = [v, …]  the first K samples' values
 //	// want: pool NAME FIELD = V       a pool row's field (snake case)
 //	// want: stage NAME FIELD = V      a stage row's field
+//	// want: gauge NAME FIELD = V      a gauge row's field (mean, min, max)
+//	// want: ROW NAME FIELD = ROW NAME FIELD   two rows' fields are equal
 //	// want: report FIELD = V          a report field (ended, arrivals, turns)
 //	// want: claim NAME result = WORD  a claim's result (holds, fails, witnessed, …)
 //	// want: claim NAME note = "RE"    a claim's note matches
@@ -74,6 +76,7 @@ type libErr struct {
 type want struct {
 	kind, name, field string
 	word              string // a claim's result, or the stage whose iterations it checked
+	ref               *want  // the row value the value must equal, instead of values
 	values            []float64
 	rx                *regexp.Regexp
 	line              int
@@ -278,7 +281,8 @@ var (
 	wantSamples = regexp.MustCompile(`^observe (\S+) = \[(.*)\]$`)
 	wantCount   = regexp.MustCompile(`^observe (\S+) count = (\S+)$`)
 	wantFirst   = regexp.MustCompile(`^observe (\S+) first (\d+) = \[(.*)\]$`)
-	wantRow     = regexp.MustCompile(`^(pool|stage) (\S+) (\w+) = (\S+)$`)
+	wantRow     = regexp.MustCompile(`^(pool|stage|gauge) (\S+) (\w+) = (\S+)$`)
+	wantRowRef  = regexp.MustCompile(`^(pool|stage|gauge) (\S+) (\w+) = (pool|stage|gauge) (\S+) (\w+)$`)
 	wantReport  = regexp.MustCompile(`^report (\w+) = (\S+)$`)
 	wantError   = regexp.MustCompile(`^error (".*")$`)
 	wantClaim   = regexp.MustCompile(`^claim (\S+) (result|note|checked|failures) = (.+)$`)
@@ -309,6 +313,9 @@ func parseWant(val string) (want, error) {
 	if m := wantCount.FindStringSubmatch(val); m != nil {
 		v, err := num(m[2])
 		return want{kind: "count", name: m[1], values: []float64{v}}, err
+	}
+	if m := wantRowRef.FindStringSubmatch(val); m != nil {
+		return want{kind: m[1], name: m[2], field: m[3], ref: &want{kind: m[4], name: m[5], field: m[6]}}, nil
 	}
 	if m := wantRow.FindStringSubmatch(val); m != nil {
 		v, err := num(m[4])
@@ -440,6 +447,12 @@ func check(t *testing.T, c *testutil.Chunk, tc *tcase) {
 			t.Errorf("line %d: %v", w.line, err)
 			continue
 		}
+		if w.ref != nil {
+			if w.values, err = outcome(rep, *w.ref); err != nil {
+				t.Errorf("line %d: %v", w.line, err)
+				continue
+			}
+		}
 		if !sameValues(got, w.values) {
 			t.Errorf("line %d: %s %s %s = %v, want %v", w.line, w.kind, w.name, w.field, got, w.values)
 		}
@@ -536,6 +549,13 @@ func outcome(rep *interp.Report, w want) ([]float64, error) {
 			}
 		}
 		return nil, fmt.Errorf("no stage %s", w.name)
+	case "gauge":
+		for i := range rep.Gauges {
+			if rep.Gauges[i].Name == w.name {
+				return field(&rep.Gauges[i], w.field)
+			}
+		}
+		return nil, fmt.Errorf("no gauge %s", w.name)
 	case "report":
 		return field(rep, w.field)
 	}

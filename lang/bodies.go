@@ -61,11 +61,13 @@ func (l *lowerer) bodies() {
 		l.site("gauge "+g.Name, at)
 		l.gauges[g.Name] = true
 		v, _ := l.expr(g.Expr, &scope{l: l, mom: momGauge})
+		l.gaugeIndexes(g, v)
 		p.Gauges = append(p.Gauges, model.Gauge{Name: g.Name, Expr: v, Pos: toPos(g.Pos)})
 	}
 	for _, c := range l.claimAST {
 		l.claim(c)
 	}
+	l.checkAggIndexes()
 	switch {
 	case l.forkPos != nil && l.joinPos == nil:
 		l.errorf(*l.forkPos, "a program that forks a leg and never joins: write `join;` where the session needs the legs done")

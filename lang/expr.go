@@ -480,6 +480,12 @@ func (l *lowerer) aggregate(a *Aggregate, sc *scope) (*model.Expr, typ) {
 			l.errorf(a.Pos, "the index `%s` of an aggregate must be a fresh name", a.Var)
 		}
 	}
+	l.aggIndex(a.Var, a.Pos)
+	if n > 4096 || l.aggTerms+int(n) > 4096 {
+		l.aggTerms = 4097
+		l.errorf(a.Pos, "aggregates unroll to more than 4096 terms in the whole program")
+		return model.Num(0), nil
+	}
 	l.aggTerms += int(n)
 	if l.aggTerms > 4096 {
 		l.errorf(a.Pos, "aggregates unroll to more than 4096 terms in the whole program")

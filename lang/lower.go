@@ -35,6 +35,7 @@ type lowerer struct {
 	claimNames map[string]model.Pos      // each claim's first declaration
 	plainLets  map[string]lexer.Position // where each plain `let` name was last declared
 	constInput map[string]*inputDecl     // the input a constant's current value reads, if any
+	aggIdx     []aggIndexUse             // every aggregate's index, for the names it may not take
 	costs      costState                 // cost-typed attributes
 	serverRes  map[string]bool           // the cost keys of the server's resources, once the server is lowered
 	opts       Options

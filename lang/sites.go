@@ -316,3 +316,58 @@ func (l *lowerer) noteInputDep(name string, e *Expr) {
 		l.constInput[name] = dep
 	}
 }
+
+// aggIndexUse is an aggregate's index, `k` of `sum k in n (…)`.
+type aggIndexUse struct {
+	name string
+	pos  lexer.Position
+}
+
+func (l *lowerer) aggIndex(name string, pos lexer.Position) {
+	l.aggIdx = append(l.aggIdx, aggIndexUse{name, pos})
+}
+
+// checkAggIndexes refuses an aggregate's index named like something else
+// of the program, whatever the order the two are declared in: inside the
+// aggregate the index would hide it.
+func (l *lowerer) checkAggIndexes() {
+	for _, a := range l.aggIdx {
+		_, isConst := l.consts[a.name]
+		_, isPool := l.poolFams[a.name]
+		_, isStage := l.stageFams[a.name]
+		_, isQueue := l.queues[a.name]
+		slot, isAttr := l.attrs[a.name]
+		what := ""
+		switch {
+		case isConst:
+			what = "a `let` constant"
+		case isAttr && !l.prog.Attrs[slot].Builtin:
+			what = "a session attribute"
+		case isPool:
+			what = "a pool"
+		case isStage:
+			what = "a stage"
+		case isQueue:
+			what = "a queue"
+		default:
+			continue
+		}
+		l.errorf(a.pos, "`%s`, an aggregate's index, is also %s: the index takes a name of its own", a.name, what)
+	}
+	l.aggIdx = nil
+}
+
+// gaugeIndexes refuses a gauge whose member index reads the deployment's
+// state: it could leave the array at run time, and a gauge may not fail
+// the run. A constant index is folded and checked where it is read.
+func (l *lowerer) gaugeIndexes(g *GaugeItem, v *model.Expr) {
+	v.Walk(func(e *model.Expr) bool {
+		if (e.Op == model.EPool || e.Op == model.EStage) && e.Ref != nil && e.Ref.Index != nil {
+			if _, ok := e.Ref.Index.IsConst(); !ok {
+				l.errorf(g.Expr.Pos, "gauge `%s`: a gauge's member index is a number in range, not read from the state", g.Name)
+				return false
+			}
+		}
+		return true
+	})
+}
