@@ -307,7 +307,8 @@ func attrName(sc *scope, name string) string {
 
 func (l *lowerer) set(pos lexer.Position, name string, e *Expr, sc *scope, size bool) []*model.Stmt {
 	switch {
-	case name == "more":
+	case name == "more", name == "turn_no":
+		// a program may renumber its turns; the turn stream counts them itself
 	case reservedNames[name]:
 		l.errorf(pos, "`%s` is a context variable or built-in: a `set` may not assign it", name)
 		return nil
