@@ -68,6 +68,7 @@ func (l *lowerer) bodies() {
 		l.claim(c)
 	}
 	l.checkAggIndexes()
+	l.checkShareUsed()
 	switch {
 	case l.forkPos != nil && l.joinPos == nil:
 		l.errorf(*l.forkPos, "a program that forks a leg and never joins: write `join;` where the session needs the legs done")

@@ -45,7 +45,8 @@ func (l *lowerer) declare(main *MainItem) {
 			l.relation(it)
 		case *ShareItem:
 			if l.share != nil {
-				l.errorf(it.Pos, "a second `share` declaration")
+				l.errorf(it.Pos, "a second `share` declaration (first at %s)", l.posText(l.share.Pos))
+				continue
 			}
 			l.share = it
 		case *WorkloadItem:

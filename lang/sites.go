@@ -371,3 +371,27 @@ func (l *lowerer) gaugeIndexes(g *GaugeItem, v *model.Expr) {
 		return true
 	})
 }
+
+// posText writes a parser position as FILE:LINE:COL.
+func (l *lowerer) posText(pos lexer.Position) string {
+	p := toPos(pos)
+	if p.File == "" {
+		p.File = l.file
+	}
+	return p.String()
+}
+
+// checkShareUsed refuses a program's `share` that no run over several
+// stages reads: it would say how flows share stages where there are none.
+func (l *lowerer) checkShareUsed() {
+	if l.share == nil || len(l.rels) > 0 {
+		return
+	}
+	flows := false
+	l.prog.Walk(func(st *model.Stmt) {
+		flows = flows || st.Op == model.OpRun && len(st.Stages) > 1
+	})
+	if !flows {
+		l.errorf(l.share.Pos, "`share %s` without a run over several stages: no flow shares a stage", l.share.Policy)
+	}
+}
