@@ -529,7 +529,12 @@ func (s *Sim) admitWaiting(e *engine, st *model.SchedStep) {
 	for e.left > 0 && !e.stopAdmit && s.err == nil {
 		if st.While != nil {
 			s.setBatchCtx(e)
-			if g := s.eval(st.While, nil); g == 0 {
+			g := s.eval(st.While, nil)
+			if g != 0 && g != 1 {
+				s.fail(nil, e.stage.m.Pos, "engine `%s`: a schedule guard is %s, not 0 or 1", e.stage.m.Label, fmtNum(g))
+				return
+			}
+			if g == 0 {
 				return
 			}
 		}
