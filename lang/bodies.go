@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 
@@ -357,13 +358,18 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 			l.errorf(pos, format, args...)
 		}
 	}
+	defer l.checkRegistersSet(e, eng, s.Pos, errorf)
 	ks := sc.child()
 	ks.mom = momEngKeys
+	// a schedule's lets are read in `each at most` only: `only`, `by` and
+	// the guards see a let's name as a refusal that points at `def`
+	cs := ks.child()
 	for _, lt := range s.Lets {
 		c := *sc
 		c.mom = momEngBudget
 		v, _ := l.expr(lt.Value, &c)
-		ks.bind(lt.Name, &binding{val: v})
+		cs.bind(lt.Name, &binding{val: v})
+		ks.bind(lt.Name, &binding{refuse: fmt.Sprintf("`%s` is a schedule's `let`, read only in `each at most`: a predicate the statements share is written with `def %s() { … }`, read as `%s()`", lt.Name, lt.Name, lt.Name)})
 	}
 	gs := *sc
 	gs.mom = momEngGuard
@@ -378,13 +384,21 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 		}
 		capCount++
 		t := exprText(c)
+		if infOperand(c) {
+			errorf(c.Pos, "`inf` inside an `each at most`'s arithmetic: `inf` is a whole cap (no cap), not an operand")
+			return
+		}
 		if capExpr != nil && t != capText {
 			errorf(c.Pos, "every `each at most` of a schedule must say the same: `%s` and `%s` differ", capText, t)
 			return
 		}
-		v, _ := l.expr(c, ks)
+		v, _ := l.expr(c, cs)
 		if x, ok := v.IsConst(); ok && !(x > 0) {
 			errorf(c.Pos, "`each at most` must be positive, not %s", fmtNum(x))
+		} else if !ok {
+			if msg := capShape(v); msg != "" {
+				errorf(c.Pos, "%s", msg)
+			}
 		}
 		capText, capExpr = t, v
 	}
@@ -497,7 +511,14 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 	if capCount > 0 && capCount != capStmts {
 		errorf(s.Pos, "if one statement has `each at most`, all must")
 	}
-	for name, r := range e.regs {
+}
+
+// checkRegistersSet refuses a register no `set` of the schedule writes (a
+// schedule lowered to vLLM's procedure or `exclusive prefill` writes
+// none): it would keep its first value for ever.
+func (l *lowerer) checkRegistersSet(e *engineDecl, eng *model.Engine, pos lexerPos, errorf func(lexerPos, string, ...any)) {
+	for _, name := range sortedKeys(e.regs) {
+		r := e.regs[name]
 		set := false
 		var walk func([]model.SchedStep)
 		walk = func(ss []model.SchedStep) {
@@ -509,7 +530,7 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 		}
 		walk(eng.Body)
 		if !set {
-			errorf(s.Pos, "register `%s` is declared but nothing sets it", name)
+			errorf(pos, "register `%s` is declared but nothing sets it: a schedule sets it with `set %s = …;`", name, name)
 		}
 	}
 }

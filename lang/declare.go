@@ -303,7 +303,12 @@ func (l *lowerer) pool(it *PoolItem, q *queueDecl) {
 				eng = e
 				admitVia = e
 			} else {
-				l.errorf(it.Pos, "`%s` is no device or engine declared above", owner)
+				var names []string
+				for _, d := range l.allDevices() {
+					names = append(names, d.name)
+				}
+				names = append(names, sortedKeys(l.engines)...)
+				l.errorf(nameAt(it.Pos, it.Tokens[1:], owner), "`%s` is no device or engine declared above%s", owner, didYouMean(owner, names))
 				return
 			}
 		}
@@ -485,7 +490,11 @@ func (l *lowerer) engine(it *EngineItem, q *queueDecl) {
 		if q != nil {
 			l.errorf(it.Pos, "`%s` is no device of queue `%s`; declare `device %s { … }` before the engine", it.Device, q.name, it.Device)
 		} else {
-			l.errorf(it.Pos, "`%s` is no device declared above", it.Device)
+			var names []string
+			for _, d := range l.allDevices() {
+				names = append(names, d.name)
+			}
+			l.errorf(nameAt(it.Pos, it.Tokens[1:], it.Device), "`%s` is no device declared above%s", it.Device, didYouMean(it.Device, names))
 		}
 		return
 	}
@@ -540,6 +549,10 @@ var roleEntries = map[string][]string{
 }
 
 func (l *lowerer) queue(it *QueueItem) {
+	if reservedNames[it.Name] {
+		l.errorf(nameAt(it.Pos, it.Tokens, it.Name), "`%s` is a word of the language (an engine's list or a context variable): a queue needs another name", it.Name)
+		return
+	}
 	if l.declared(nameAt(it.Pos, it.Tokens, it.Name), it.Name) {
 		return
 	}

@@ -114,6 +114,9 @@ type binding struct {
 	attr  string // the attribute's name
 	slot  int    // its slot, once read
 	used  bool
+	// refuse, when set, is the error a read of the name gets: a name
+	// that is in scope but not readable here
+	refuse string
 }
 
 type vars struct {
@@ -1002,6 +1005,10 @@ var oldCtxNames = map[string]string{"n": "present", "ntok": "batch.tokens", "nde
 
 func (l *lowerer) ident(n *Name, sc *scope) (*model.Expr, typ) {
 	name := n.Name
+	if b := sc.vars.lookup(name); b != nil && b.refuse != "" {
+		l.errorf(n.Pos, "%s", b.refuse)
+		return model.Num(0), nil
+	}
 	if b := sc.vars.lookup(name); b != nil {
 		b.reads++
 		switch {

@@ -489,6 +489,12 @@ func (l *lowerer) def(it *DefItem) {
 		l.errorf(at, "`%s` names a resource and cannot also name a def%s", it.Name, l.firstAt(it.Name))
 		return
 	}
+	for _, d := range l.allDevices() {
+		if _, ok := d.funcs[it.Name]; ok {
+			l.errorf(at, "`%s` is a device's time resource (of `%s`) and cannot also name a def", it.Name, d.short())
+			return
+		}
+	}
 	for _, p := range it.Params {
 		switch {
 		case isKeyword(p):

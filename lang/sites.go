@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -394,4 +395,72 @@ func (l *lowerer) checkShareUsed() {
 	if !flows {
 		l.errorf(l.share.Pos, "`share %s` without a run over several stages: no flow shares a stage", l.share.Policy)
 	}
+}
+
+// capShape says what is wrong with a computed `each at most (c)`, or "":
+// a computed cap is `max(k, e)` with k a constant above 0 (a run is never
+// given 0), or a `?:` whose arms are such caps; `inf` is a whole cap,
+// never an operand.
+func capShape(v *model.Expr) string {
+	if x, ok := v.IsConst(); ok {
+		if !(x > 0) {
+			return fmt.Sprintf("`each at most` could give a run %s: a run would be given nothing", fmtNum(x))
+		}
+		return ""
+	}
+	hasInf := false
+	v.Walk(func(e *model.Expr) bool {
+		if x, ok := e.IsConst(); ok && math.IsInf(x, 1) && e != v {
+			hasInf = true
+		}
+		return !hasInf
+	})
+	switch {
+	case v.Op == model.ECond && len(v.Args) == 3:
+		for _, arm := range v.Args[1:] {
+			if x, ok := arm.IsConst(); ok && math.IsInf(x, 1) {
+				continue
+			}
+			if msg := capShape(arm); msg != "" {
+				return msg
+			}
+		}
+		return ""
+	case hasInf:
+		return "`inf` inside an `each at most`'s arithmetic: `inf` is a whole cap (no cap), not an operand"
+	case v.Op == model.EFunc && v.Fn == model.FMin:
+		return "a cap that shrinks writes its floor: `max(1, min(k, e))`"
+	case v.Op == model.EFunc && v.Fn == model.FMax && len(v.Args) == 2:
+		for _, a := range v.Args {
+			if k, ok := a.IsConst(); ok {
+				if !(k > 0) {
+					return fmt.Sprintf("`each at most (max(%s, …))`: a run could be given %s", fmtNum(k), fmtNum(k))
+				}
+				return ""
+			}
+		}
+	}
+	return "a computed `each at most` is `max(k, e)` with `k` a constant above 0, so that no run is given 0"
+}
+
+// infOperand reports an `inf` written as an operand of an expression (as
+// in `min(inf, 4)`), not as the whole expression or a whole arm of `?:`.
+func infOperand(e *Expr) bool {
+	var toks []lexer.Token
+	for _, t := range e.Tokens {
+		if strings.TrimSpace(t.Value) != "" && !strings.HasPrefix(t.Value, "//") && !strings.HasPrefix(t.Value, "/*") {
+			toks = append(toks, t)
+		}
+	}
+	for i, t := range toks {
+		if t.Value != "inf" {
+			continue
+		}
+		prevOK := i == 0 || toks[i-1].Value == "?" || toks[i-1].Value == ":"
+		nextOK := i == len(toks)-1 || toks[i+1].Value == ":" || toks[i+1].Value == ")" && i == len(toks)-2
+		if !(prevOK && nextOK) {
+			return true
+		}
+	}
+	return false
 }
