@@ -8,19 +8,29 @@
 //	// run: --horizon 400 [--warmup T] [--seed N] [--arrivals N]
 //	// want: observe NAME = [v, …]     the samples' values, in recording order
 //	// want: observe NAME count = N    the number of samples
+//	// want: observe NAME first K = [v, …]  the first K samples' values
 //	// want: pool NAME FIELD = V       a pool row's field (snake case)
 //	// want: stage NAME FIELD = V      a stage row's field
+//	// want: gauge NAME FIELD = V      a gauge row's field (mean, min, max)
+//	// want: ROW NAME FIELD = ROW NAME FIELD   two rows' fields are equal
 //	// want: report FIELD = V          a report field (ended, arrivals, turns)
+//	// want: claim NAME result = WORD  a claim's result (holds, fails, witnessed, …)
+//	// want: claim NAME note = "RE"    a claim's note matches
+//	// want: claim NAME FIELD = V      checked, failures: a number, or
+//	//                                 `iterations of STAGE` (that stage's count)
 //	// want: error "REGEXP"            the run fails with a matching error
 //	// deviation: WHY                  serq differs here on purpose (docs/semantics.md)
 //	// file: NAME "TEXT"               a file the program `use`s (a Go string)
 //	// lib: NAME:LINE:COL "REGEXP"     a static error in such a file
+//	// lineless: "REGEXP"              a static error with no line (a bad --set)
+//	// set: NAME=EXPR                  binds an input, as `--set NAME=EXPR`
 //	// note: "REGEXP"                  a note of some static error
 //
 // A chunk without `run:` is only loaded. A refusal is written as in
 // lang/testdata/errors.sq: `// ### "^COL: MSG$"` on the line the error is
 // reported at, matched against "COL: MSG" (the message's wording may differ
-// from the reference's; the position and the fact it names may not).
+// from the reference's; the position and the fact it names may not). An
+// error at the end of the file is expected on the chunk's last line.
 package conformance
 
 import (
@@ -53,6 +63,8 @@ type tcase struct {
 	files      map[string]string // the files it uses, by name
 	libErrs    []libErr
 	notes      []*regexp.Regexp
+	lineless   []*regexp.Regexp
+	sets       []lang.Override
 }
 
 // libErr is a static error expected in a used file.
@@ -63,6 +75,8 @@ type libErr struct {
 
 type want struct {
 	kind, name, field string
+	word              string // a claim's result, or the stage whose iterations it checked
+	ref               *want  // the row value the value must equal, instead of values
 	values            []float64
 	rx                *regexp.Regexp
 	line              int
@@ -97,6 +111,44 @@ func TestConformance(t *testing.T) {
 	t.Logf("conformance: %d cases, %d passed, %d listed deviations", cases, passed, deviations)
 }
 
+// TestDeviationsAreListed checks that every case marked `// deviation:`
+// has its row in docs/semantics.md's table, and every row a case.
+func TestDeviationsAreListed(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "semantics.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(doc), "## Where serq departs from the reference's tests")
+	if !ok {
+		t.Fatal("docs/semantics.md has no deviation table")
+	}
+	table, _, _ = strings.Cut(table, "\n## ")
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.sq"))
+	listed := map[string]bool{}
+	for _, file := range files {
+		for _, c := range testutil.Read(file, t) {
+			tc, err := parseCase(c.Source)
+			if err != nil || tc.deviation == "" {
+				continue
+			}
+			test, _, _ := strings.Cut(tc.test, " ")
+			row := "| " + tc.file + " " + test + " |"
+			listed[row] = true
+			if !strings.Contains(table, row) {
+				t.Errorf("%s: the deviation of %s %s has no row %q in docs/semantics.md", file, tc.file, tc.test, row)
+			}
+		}
+	}
+	for _, line := range strings.Split(table, "\n") {
+		if strings.HasPrefix(line, "| ") && strings.Count(line, ".rs ") == 1 {
+			row := line[:strings.Index(line, " |")+2]
+			if !listed[row] {
+				t.Errorf("docs/semantics.md lists %q, which no case marks as a deviation", row)
+			}
+		}
+	}
+}
+
 func firstLine(src string) string {
 	line, _, _ := strings.Cut(src, "\n")
 	return line
@@ -119,6 +171,7 @@ func parseCase(src string) (*tcase, error) {
 		val = strings.TrimSpace(val)
 		switch key {
 		case "case":
+			val, _, _ = strings.Cut(val, "  //") // an expectation on the same line
 			file, test, ok := strings.Cut(val, " ")
 			if !ok || !strings.HasSuffix(file, ".rs") {
 				return nil, fmt.Errorf("line %d: want `// case: FILE.rs TEST`", i+1)
@@ -156,12 +209,22 @@ func parseCase(src string) (*tcase, error) {
 				return nil, fmt.Errorf("line %d: want `// lib: NAME:LINE:COL \"REGEXP\"`: %v", i+1, err)
 			}
 			tc.libErrs = append(tc.libErrs, libErr{pos, rx})
-		case "note":
+		case "note", "lineless":
 			rx, err := quotedRegexp(val)
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %v", i+1, err)
 			}
-			tc.notes = append(tc.notes, rx)
+			if key == "note" {
+				tc.notes = append(tc.notes, rx)
+			} else {
+				tc.lineless = append(tc.lineless, rx)
+			}
+		case "set":
+			name, expr, ok := strings.Cut(val, "=")
+			if !ok {
+				return nil, fmt.Errorf("line %d: want `// set: NAME=EXPR`", i+1)
+			}
+			tc.sets = append(tc.sets, lang.Override{Name: name, Expr: expr})
 		}
 	}
 	if tc.file == "" {
@@ -217,9 +280,12 @@ func parseRun(val string) (*interp.Options, error) {
 var (
 	wantSamples = regexp.MustCompile(`^observe (\S+) = \[(.*)\]$`)
 	wantCount   = regexp.MustCompile(`^observe (\S+) count = (\S+)$`)
-	wantRow     = regexp.MustCompile(`^(pool|stage) (\S+) (\w+) = (\S+)$`)
+	wantFirst   = regexp.MustCompile(`^observe (\S+) first (\d+) = \[(.*)\]$`)
+	wantRow     = regexp.MustCompile(`^(pool|stage|gauge) (\S+) (\w+) = (\S+)$`)
+	wantRowRef  = regexp.MustCompile(`^(pool|stage|gauge) (\S+) (\w+) = (pool|stage|gauge) (\S+) (\w+)$`)
 	wantReport  = regexp.MustCompile(`^report (\w+) = (\S+)$`)
 	wantError   = regexp.MustCompile(`^error (".*")$`)
+	wantClaim   = regexp.MustCompile(`^claim (\S+) (result|note|checked|failures) = (.+)$`)
 )
 
 func parseWant(val string) (want, error) {
@@ -239,9 +305,17 @@ func parseWant(val string) (want, error) {
 		}
 		return w, nil
 	}
+	if m := wantFirst.FindStringSubmatch(val); m != nil {
+		w, err := parseWant("observe " + m[1] + " = [" + m[3] + "]")
+		w.kind, w.field = "first", m[2]
+		return w, err
+	}
 	if m := wantCount.FindStringSubmatch(val); m != nil {
 		v, err := num(m[2])
 		return want{kind: "count", name: m[1], values: []float64{v}}, err
+	}
+	if m := wantRowRef.FindStringSubmatch(val); m != nil {
+		return want{kind: m[1], name: m[2], field: m[3], ref: &want{kind: m[4], name: m[5], field: m[6]}}, nil
 	}
 	if m := wantRow.FindStringSubmatch(val); m != nil {
 		v, err := num(m[4])
@@ -250,6 +324,24 @@ func parseWant(val string) (want, error) {
 	if m := wantReport.FindStringSubmatch(val); m != nil {
 		v, err := num(m[2])
 		return want{kind: "report", field: m[1], values: []float64{v}}, err
+	}
+	if m := wantClaim.FindStringSubmatch(val); m != nil {
+		w := want{kind: "claim", name: m[1], field: m[2], word: m[3]}
+		switch m[2] {
+		case "note":
+			rx, err := quotedRegexp(m[3])
+			w.rx = rx
+			return w, err
+		case "checked", "failures":
+			if stage, ok := strings.CutPrefix(m[3], "iterations of "); ok {
+				w.word = stage
+				return w, nil
+			}
+			v, err := num(m[3])
+			w.word, w.values = "", []float64{v}
+			return w, err
+		}
+		return w, nil
 	}
 	if m := wantError.FindStringSubmatch(val); m != nil {
 		pat, err := strconv.Unquote(m[1])
@@ -274,11 +366,21 @@ func check(t *testing.T, c *testutil.Chunk, tc *tcase) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, os.ErrNotExist)
 	}
-	prog, err := lang.LoadSource(c.Filename, []byte(c.Source), lang.Options{Lib: lib.FS, ReadFile: read})
+	prog, err := lang.LoadSource(c.Filename, []byte(c.Source), lang.Options{Lib: lib.FS, ReadFile: read, Sets: tc.sets})
 	libErrs := slices.Clone(tc.libErrs)
+	lineless := slices.Clone(tc.lineless)
 	var notes []string
 	for _, e := range staticErrors(t, err) {
 		notes = append(notes, e.Notes...)
+		if e.Pos.Line == 0 {
+			i := slices.IndexFunc(lineless, func(rx *regexp.Regexp) bool { return rx.MatchString(e.Msg) })
+			if i < 0 {
+				t.Errorf("unexpected error with no line: %v", e)
+				continue
+			}
+			lineless = slices.Delete(lineless, i, i+1)
+			continue
+		}
 		if e.Pos.File != c.Filename {
 			pos := fmt.Sprintf("%s:%d:%d", e.Pos.File, e.Pos.Line, e.Pos.Col)
 			i := slices.IndexFunc(libErrs, func(l libErr) bool {
@@ -291,11 +393,18 @@ func check(t *testing.T, c *testutil.Chunk, tc *tcase) {
 			libErrs = slices.Delete(libErrs, i, i+1)
 			continue
 		}
-		c.GotError(e.Pos.Line, fmt.Sprintf("%d: %s", e.Pos.Col, e.Msg))
+		line := e.Pos.Line
+		if n := strings.Count(c.Source, "\n"); line > n {
+			line = n // the end of the file: expected on the chunk's last line
+		}
+		c.GotError(line, fmt.Sprintf("%d: %s", e.Pos.Col, e.Msg))
 	}
 	c.Done()
 	for _, l := range libErrs {
 		t.Errorf("expected an error at %s matching %q", l.pos, l.rx)
+	}
+	for _, rx := range lineless {
+		t.Errorf("expected an error with no line matching %q", rx)
 	}
 	for _, rx := range tc.notes {
 		if !slices.ContainsFunc(notes, rx.MatchString) {
@@ -327,10 +436,22 @@ func check(t *testing.T, c *testutil.Chunk, tc *tcase) {
 		t.Fatalf("run: %v", err)
 	}
 	for _, w := range tc.wants {
+		if w.kind == "claim" {
+			if err := claimOutcome(rep, w); err != nil {
+				t.Errorf("line %d: %v", w.line, err)
+			}
+			continue
+		}
 		got, err := outcome(rep, w)
 		if err != nil {
 			t.Errorf("line %d: %v", w.line, err)
 			continue
+		}
+		if w.ref != nil {
+			if w.values, err = outcome(rep, *w.ref); err != nil {
+				t.Errorf("line %d: %v", w.line, err)
+				continue
+			}
 		}
 		if !sameValues(got, w.values) {
 			t.Errorf("line %d: %s %s %s = %v, want %v", w.line, w.kind, w.name, w.field, got, w.values)
@@ -350,10 +471,52 @@ func sameValues(a, b []float64) bool {
 	return true
 }
 
+// claimOutcome checks a claim want against the report.
+func claimOutcome(rep *interp.Report, w want) error {
+	for _, c := range rep.Claims {
+		if c.Name != w.name {
+			continue
+		}
+		switch w.field {
+		case "result":
+			if c.Result.String() != w.word {
+				return fmt.Errorf("claim %s is %s, want %s", c.Name, c.Result, w.word)
+			}
+		case "note":
+			if c.Note == nil {
+				return fmt.Errorf("claim %s has no note, want one matching %q", c.Name, w.rx)
+			}
+			if !w.rx.MatchString(*c.Note) {
+				return fmt.Errorf("claim %s has note %q, want one matching %q", c.Name, *c.Note, w.rx)
+			}
+		default:
+			got := float64(c.Checked)
+			if w.field == "failures" {
+				got = float64(c.Failures)
+			}
+			want := w.values
+			if w.word != "" {
+				v, err := outcome(rep, want2stage(w.word))
+				if err != nil {
+					return err
+				}
+				want = v
+			}
+			if !sameValues([]float64{got}, want) {
+				return fmt.Errorf("claim %s %s = %v, want %v", c.Name, w.field, got, want)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("no claim %s", w.name)
+}
+
+func want2stage(stage string) want { return want{kind: "stage", name: stage, field: "iterations"} }
+
 // outcome reads what a want names from the report.
 func outcome(rep *interp.Report, w want) ([]float64, error) {
 	switch w.kind {
-	case "samples", "count":
+	case "samples", "count", "first":
 		for _, o := range rep.Observes {
 			if o.Name != w.name {
 				continue
@@ -364,6 +527,10 @@ func outcome(rep *interp.Report, w want) ([]float64, error) {
 			vs := []float64{}
 			for _, s := range o.Samples {
 				vs = append(vs, s.Value)
+			}
+			if w.kind == "first" {
+				n, _ := strconv.Atoi(w.field)
+				vs = vs[:min(n, len(vs))]
 			}
 			return vs, nil
 		}
@@ -382,6 +549,13 @@ func outcome(rep *interp.Report, w want) ([]float64, error) {
 			}
 		}
 		return nil, fmt.Errorf("no stage %s", w.name)
+	case "gauge":
+		for i := range rep.Gauges {
+			if rep.Gauges[i].Name == w.name {
+				return field(&rep.Gauges[i], w.field)
+			}
+		}
+		return nil, fmt.Errorf("no gauge %s", w.name)
 	case "report":
 		return field(rep, w.field)
 	}
@@ -406,6 +580,8 @@ func field(row any, name string) ([]float64, error) {
 		return []float64{float64(v.Int())}, nil
 	case v.CanFloat():
 		return []float64{v.Float()}, nil
+	case v.Kind() == reflect.Slice:
+		return []float64{float64(v.Len())}, nil
 	case v.Kind() == reflect.Bool:
 		if v.Bool() {
 			return []float64{1}, nil

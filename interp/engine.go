@@ -534,7 +534,12 @@ func (s *Sim) admitWaiting(e *engine, st *model.SchedStep) {
 	for e.left > 0 && !e.stopAdmit && s.err == nil {
 		if st.While != nil {
 			s.setBatchCtx(e)
-			if g := s.eval(st.While, nil); g == 0 {
+			g := s.eval(st.While, nil)
+			if g != 0 && g != 1 {
+				s.fail(nil, e.stage.m.Pos, "engine `%s`: a schedule guard is %s, not 0 or 1", e.stage.m.Label, fmtNum(g))
+				return
+			}
+			if g == 0 {
 				return
 			}
 		}
@@ -563,8 +568,10 @@ func (s *Sim) admitHead(e *engine, budget float64) (admitted *session, ok bool) 
 		if len(pl.queue) == 0 {
 			continue
 		}
-		h := s.selectHead(pl)
+		// the queue's keys, like the head's header, read the budget
+		// the iteration has left
 		s.budgetOverride, s.budgetEngine = budget, e
+		h := s.selectHead(pl)
 		if !s.fits(h) {
 			s.budgetEngine = nil
 			e.stopAdmit = true

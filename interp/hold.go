@@ -17,6 +17,13 @@ func (s *Sim) hold(ss *session, st *model.Stmt) bool {
 		if !ok {
 			return false
 		}
+		for k := range h.pools {
+			if h.pools[k].pool == p {
+				pl := &s.pools[p]
+				s.fail(ss, st.Pos, "the hold takes `%s` twice: its pools %d and %d name the same member", pl.m.Label, k+1, i+1)
+				return false
+			}
+		}
 		h.pools = append(h.pools, holdPool{pool: p})
 	}
 	f := ss.top()

@@ -80,6 +80,7 @@ type session struct {
 	lastTok     float64 // time of the last token (ITL)
 	traceIdx    int     // the recorded session it replays
 	traceTurn   int
+	turns       uint64 // turns started: keys the turn stream, whatever the program sets turn_no to
 }
 
 func (ss *session) top() *frame { return &ss.frames[len(ss.frames)-1] }
@@ -340,7 +341,8 @@ func (s *Sim) turn(ss *session) {
 	if s.warm {
 		s.turns++
 	}
-	ss.turnStream.seed(s.opt.Seed, kindTurn, ss.serial, uint64(no))
+	ss.turns++
+	ss.turnStream.seed(s.opt.Seed, kindTurn, ss.serial, ss.turns)
 	s.traceNext(ss)
 	s.runInline(ss, s.p.Workload.Turn, ss.turnStream)
 	if s.p.Server == nil {

@@ -1,7 +1,10 @@
 package lang
 
 import (
+	"fmt"
 	"math"
+
+	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/model"
 )
@@ -31,6 +34,7 @@ func (l *lowerer) bodies() {
 	}
 	if l.server != nil {
 		sc := &scope{l: l, mom: momSession, side: sideServer}
+		l.costReset()
 		p.Server = l.block(l.server.Body, sc)
 		l.serverProgresses = l.progresses(p.Server)
 	}
@@ -57,11 +61,14 @@ func (l *lowerer) bodies() {
 		l.site("gauge "+g.Name, at)
 		l.gauges[g.Name] = true
 		v, _ := l.expr(g.Expr, &scope{l: l, mom: momGauge})
+		l.gaugeIndexes(g, v)
 		p.Gauges = append(p.Gauges, model.Gauge{Name: g.Name, Expr: v, Pos: toPos(g.Pos)})
 	}
 	for _, c := range l.claimAST {
 		l.claim(c)
 	}
+	l.checkAggIndexes()
+	l.checkShareUsed()
 	switch {
 	case l.forkPos != nil && l.joinPos == nil:
 		l.errorf(*l.forkPos, "a program that forks a leg and never joins: write `join;` where the session needs the legs done")
@@ -157,12 +164,21 @@ func (l *lowerer) collectAttrs() {
 		collectSetNames(l.defs[name].Stmts, add)
 	}
 	l.attrSites()
+	l.explainUndefs()
 	if l.workload != nil {
+		hidden := map[string]lexer.Position{}
 		for _, it := range l.workload.Items {
 			if h, ok := it.(*HiddenItem); ok {
-				for _, n := range h.Names {
+				for i, n := range h.Names {
 					slot, ok := l.attrs[n]
+					at := hiddenNameAt(h, i)
+					first, twice := hidden[n]
+					if !twice {
+						hidden[n] = at
+					}
 					switch {
+					case twice:
+						l.errorf(at, "hidden `%s` twice (first at %s)", n, toPos(first))
 					case n == "cached" || n == "computed":
 						l.errorf(h.Pos, "`%s` is the scheduler's: it cannot be hidden", n)
 					case !ok:
@@ -341,13 +357,18 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 			l.errorf(pos, format, args...)
 		}
 	}
+	defer l.checkRegistersSet(e, eng, s.Pos, errorf)
 	ks := sc.child()
 	ks.mom = momEngKeys
+	// a schedule's lets are read in `each at most` only: `only`, `by` and
+	// the guards see a let's name as a refusal that points at `def`
+	cs := ks.child()
 	for _, lt := range s.Lets {
 		c := *sc
 		c.mom = momEngBudget
 		v, _ := l.expr(lt.Value, &c)
-		ks.bind(lt.Name, &binding{val: v})
+		cs.bind(lt.Name, &binding{val: v})
+		ks.bind(lt.Name, &binding{refuse: fmt.Sprintf("`%s` is a schedule's `let`, read only in `each at most`: a predicate the statements share is written with `def %s() { … }`, read as `%s()`", lt.Name, lt.Name, lt.Name)})
 	}
 	gs := *sc
 	gs.mom = momEngGuard
@@ -362,13 +383,21 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 		}
 		capCount++
 		t := exprText(c)
+		if infOperand(c) {
+			errorf(c.Pos, "`inf` inside an `each at most`'s arithmetic: `inf` is a whole cap (no cap), not an operand")
+			return
+		}
 		if capExpr != nil && t != capText {
 			errorf(c.Pos, "every `each at most` of a schedule must say the same: `%s` and `%s` differ", capText, t)
 			return
 		}
-		v, _ := l.expr(c, ks)
+		v, _ := l.expr(c, cs)
 		if x, ok := v.IsConst(); ok && !(x > 0) {
 			errorf(c.Pos, "`each at most` must be positive, not %s", fmtNum(x))
+		} else if !ok {
+			if msg := capShape(v); msg != "" {
+				errorf(c.Pos, "%s", msg)
+			}
 		}
 		capText, capExpr = t, v
 	}
@@ -481,7 +510,14 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 	if capCount > 0 && capCount != capStmts {
 		errorf(s.Pos, "if one statement has `each at most`, all must")
 	}
-	for name, r := range e.regs {
+}
+
+// checkRegistersSet refuses a register no `set` of the schedule writes (a
+// schedule lowered to vLLM's procedure or `exclusive prefill` writes
+// none): it would keep its first value for ever.
+func (l *lowerer) checkRegistersSet(e *engineDecl, eng *model.Engine, pos lexerPos, errorf func(lexerPos, string, ...any)) {
+	for _, name := range sortedKeys(e.regs) {
+		r := e.regs[name]
 		set := false
 		var walk func([]model.SchedStep)
 		walk = func(ss []model.SchedStep) {
@@ -493,7 +529,7 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 		}
 		walk(eng.Body)
 		if !set {
-			errorf(s.Pos, "register `%s` is declared but nothing sets it", name)
+			errorf(pos, "register `%s` is declared but nothing sets it: a schedule sets it with `set %s = …;`", name, name)
 		}
 	}
 }
@@ -504,6 +540,9 @@ func (l *lowerer) workloadBody() {
 	w.Init = &model.Block{Stmts: []*model.Stmt{}}
 	w.Turn = &model.Block{Stmts: []*model.Stmt{}}
 	var session *SessionItem
+	if l.workload != nil && l.server == nil {
+		l.errorf(l.workload.Pos, "a workload needs a `server`: each turn's request runs there (`server { … }` in `fn main`)")
+	}
 	if l.workload != nil {
 		for _, it := range l.workload.Items {
 			switch it := it.(type) {
@@ -516,8 +555,10 @@ func (l *lowerer) workloadBody() {
 				w.Trace = l.tracePath(it)
 				w.Ordered = it.Ordered
 			case *InitItem:
+				l.costReset()
 				w.Init = l.block(it.Body, &scope{l: l, mom: momInitTurn, side: sideInitTurn})
 			case *TurnItem:
+				l.costReset()
 				w.Turn = l.block(it.Body, &scope{l: l, mom: momInitTurn, side: sideInitTurn})
 			case *SessionItem:
 				if session != nil {
@@ -529,6 +570,7 @@ func (l *lowerer) workloadBody() {
 	}
 	sc := &scope{l: l, mom: momSession, side: sideClient}
 	if session != nil {
+		l.costReset()
 		w.Session = l.block(session.Body, sc)
 		if !hasTurn(w.Session) {
 			l.errorf(session.Pos, "the session never says `turn;`: a session submits its turns with it")
@@ -573,7 +615,7 @@ func (l *lowerer) arrival(a *ArriveItem) {
 			l.errorf(a.Arg.Pos, "a renewal gap must be positive and finite, not %s", fmtNum(x))
 		}
 		v.Walk(func(e *model.Expr) bool {
-			if e.Op == model.EAttr || e.Op == model.EPool || e.Op == model.EStage {
+			if e.Op == model.EAttr || e.Op == model.EPool || e.Op == model.EStage || e.Op == model.ECtx {
 				l.errorf(a.Arg.Pos, "a renewal gap reads constants, functions and draws only")
 				return false
 			}
@@ -617,12 +659,27 @@ func (l *lowerer) claim(c *ClaimItem) {
 			}
 		}
 	}
+	at := nameAt(c.Pos, c.Tokens, c.Name)
+	if _, dup := l.claimNames[c.Name]; dup {
+		l.errorf(at, "claim `%s`: declared twice (first at %s)", c.Name, l.claimNames[c.Name])
+	} else {
+		if l.claimNames == nil {
+			l.claimNames = map[string]model.Pos{}
+		}
+		p := toPos(at)
+		if p.File == "" {
+			p.File = l.file
+		}
+		l.claimNames[c.Name] = p
+	}
 	if c.Given != nil {
 		cl.Given, _ = l.expr(c.Given, sc)
+		l.claimReads(c.Given, cl.Given, "a claim's `given`", true)
 	}
 	es := *sc
 	es.atEnd = c.AtEnd
 	cl.Expr, _ = l.expr(c.Expr, &es)
+	l.claimReads(c.Expr, cl.Expr, "a claim", c.AtEnd)
 	// Only `given` reads a session's attributes: the claim itself is read
 	// at an iteration or at the end, where there is no session.
 	cl.Expr.Walk(func(e *model.Expr) bool {

@@ -45,7 +45,8 @@ func (l *lowerer) declare(main *MainItem) {
 			l.relation(it)
 		case *ShareItem:
 			if l.share != nil {
-				l.errorf(it.Pos, "a second `share` declaration")
+				l.errorf(it.Pos, "a second `share` declaration (first at %s)", l.posText(l.share.Pos))
+				continue
 			}
 			l.share = it
 		case *WorkloadItem:
@@ -134,11 +135,9 @@ func (l *lowerer) checkNoInputSizes(e *Expr, what string) {
 		if t.Type != sqLexer.Symbols()["Ident"] {
 			continue
 		}
-		for _, in := range l.inputList {
-			if in.local == t.Value && in.bound {
-				l.errorf(e.Pos, "input `%s` sizes %s: an input may not change a family's size", in.name, what)
-				return
-			}
+		if in := l.constInput[t.Value]; in != nil && in.bound {
+			l.errorf(e.Pos, "input `%s` sizes %s: an input may not change a family's size", in.name, what)
+			return
 		}
 	}
 }
@@ -309,7 +308,12 @@ func (l *lowerer) pool(it *PoolItem, q *queueDecl) {
 				eng = e
 				admitVia = e
 			} else {
-				l.errorf(it.Pos, "`%s` is no device or engine declared above", owner)
+				var names []string
+				for _, d := range l.allDevices() {
+					names = append(names, d.name)
+				}
+				names = append(names, sortedKeys(l.engines)...)
+				l.errorf(nameAt(it.Pos, it.Tokens[1:], owner), "`%s` is no device or engine declared above%s", owner, didYouMean(owner, names))
 				return
 			}
 		}
@@ -491,7 +495,11 @@ func (l *lowerer) engine(it *EngineItem, q *queueDecl) {
 		if q != nil {
 			l.errorf(it.Pos, "`%s` is no device of queue `%s`; declare `device %s { … }` before the engine", it.Device, q.name, it.Device)
 		} else {
-			l.errorf(it.Pos, "`%s` is no device declared above", it.Device)
+			var names []string
+			for _, d := range l.allDevices() {
+				names = append(names, d.name)
+			}
+			l.errorf(nameAt(it.Pos, it.Tokens[1:], it.Device), "`%s` is no device declared above%s", it.Device, didYouMean(it.Device, names))
 		}
 		return
 	}
@@ -546,6 +554,10 @@ var roleEntries = map[string][]string{
 }
 
 func (l *lowerer) queue(it *QueueItem) {
+	if reservedNames[it.Name] {
+		l.errorf(nameAt(it.Pos, it.Tokens, it.Name), "`%s` is a word of the language (an engine's list or a context variable): a queue needs another name", it.Name)
+		return
+	}
 	if l.declared(nameAt(it.Pos, it.Tokens, it.Name), it.Name) {
 		return
 	}

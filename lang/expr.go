@@ -47,12 +47,12 @@ var ctxAllowed = map[moment][]model.Ctx{
 	momEvict:     {model.CtxNow, model.CtxSize, model.CtxAge, model.CtxLast, model.CtxWaiting},
 	momPs:        {model.CtxNow, model.CtxPresent},
 	momPreempt:   {model.CtxNow, model.CtxDecoding, model.CtxPosition, model.CtxAdmission},
-	momEngBudget: {model.CtxRunningCount, model.CtxWaitingCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill},
+	momEngBudget: {model.CtxNow, model.CtxRunningCount, model.CtxWaitingCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill},
 	momEngKeys: {model.CtxRunningCount, model.CtxWaitingCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill,
 		model.CtxDecoding, model.CtxAdmission, model.CtxRemaining},
 	momEngGuard: {model.CtxRunningCount, model.CtxWaitingCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill,
 		model.CtxRunningPreempted, model.CtxWaitingAdmitted, model.CtxBatchTokens, model.CtxBatchPrefilled},
-	momEngCost: {model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens, model.CtxBatchPrefilled, model.CtxBatchDecoding,
+	momEngCost: {model.CtxNow, model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens, model.CtxBatchPrefilled, model.CtxBatchDecoding,
 		model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention},
 	momQuery: {model.CtxNow},
 	momClaim: {model.CtxNow, model.CtxDemand, model.CtxServed, model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens,
@@ -117,6 +117,9 @@ type binding struct {
 	attr  string // the attribute's name
 	slot  int    // its slot, once read
 	used  bool
+	// refuse, when set, is the error a read of the name gets: a name
+	// that is in scope but not readable here
+	refuse string
 }
 
 type vars struct {
@@ -150,11 +153,16 @@ type scope struct {
 	inFork    bool
 	preemptBy string // inside a hold that may be preempted: the pool that may, as written
 	noCache   bool   // inside a hold without `cache`: `cached` is 0 there
-	atEnd     bool   // a claim read at the end: observation aggregates
-	depth     int    // def/entry expansion depth, against runaway recursion
-	draws     *bool
-	defStack  []string
-	family    bool // resolving `cost(R, …)`: a family needs no index
+	// cachedAfter, inside a hold's body, is set to the first pool of an
+	// inner hold once one has been lowered (or may run before, in a loop):
+	// `cached` then reads that admission's, not the hold's (#237).
+	cachedAfter *string
+	cachedIn    string // the pool of the hold whose body this is
+	atEnd       bool   // a claim read at the end: observation aggregates
+	depth       int    // def/entry expansion depth, against runaway recursion
+	draws       *bool
+	defStack    []string
+	family      bool // resolving `cost(R, …)`: a family needs no index
 }
 
 type side int
@@ -483,6 +491,12 @@ func (l *lowerer) aggregate(a *Aggregate, sc *scope) (*model.Expr, typ) {
 			l.errorf(a.Pos, "the index `%s` of an aggregate must be a fresh name", a.Var)
 		}
 	}
+	l.aggIndex(a.Var, a.Pos)
+	if n > 4096 || l.aggTerms+int(n) > 4096 {
+		l.aggTerms = 4097
+		l.errorf(a.Pos, "aggregates unroll to more than 4096 terms in the whole program")
+		return model.Num(0), nil
+	}
 	l.aggTerms += int(n)
 	if l.aggTerms > 4096 {
 		l.errorf(a.Pos, "aggregates unroll to more than 4096 terms in the whole program")
@@ -702,6 +716,11 @@ func (l *lowerer) costCall(c *Call, sc *scope) (*model.Expr, typ) {
 			bad = true
 			continue
 		}
+		if n.Index != nil && argDraws(n.Index) {
+			l.errorf(n.Index.Pos, "the index of `%s` in `cost(…)` draws: a cost names a family or a member written as a number or an attribute", n.Name)
+			bad = true
+			continue
+		}
 		r, ok := l.resolveRes(n, &fs, resAny)
 		if !ok {
 			bad = true
@@ -718,6 +737,13 @@ func (l *lowerer) costCall(c *Call, sc *scope) (*model.Expr, typ) {
 	}
 	sort.Strings(t)
 	t = dedupStrings(t)
+	switch sc.side {
+	case sideInitTurn:
+		l.errorf(c.Pos, "the workload's `init` and `turn` blocks state sizes, not costs: `cost(…)` belongs in the server")
+		return x, badTyp
+	case sideClient:
+		l.clientCost(c, t)
+	}
 	if t == nil {
 		t = typ{}
 	}
@@ -772,7 +798,7 @@ func (l *lowerer) budgetLeft(c *Call, sc *scope) *model.Expr {
 		l.errorf(c.Pos, "`budget_left` takes 1 argument, not %d", len(c.Args))
 		return model.Num(0)
 	}
-	if !(sc.mom == momSession || sc.mom == momAdmit) {
+	if !(sc.mom == momSession || sc.mom == momAdmit || sc.mom == momSelect) {
 		l.errorf(c.Pos, "`budget_left` may not be read in %s", momentNames[sc.mom])
 		return model.Num(0)
 	}
@@ -996,6 +1022,10 @@ var oldCtxNames = map[string]string{"n": "present", "ntok": "batch.tokens", "nde
 
 func (l *lowerer) ident(n *Name, sc *scope) (*model.Expr, typ) {
 	name := n.Name
+	if b := sc.vars.lookup(name); b != nil && b.refuse != "" {
+		l.errorf(n.Pos, "%s", b.refuse)
+		return model.Num(0), nil
+	}
 	if b := sc.vars.lookup(name); b != nil {
 		b.reads++
 		switch {
@@ -1022,8 +1052,18 @@ func (l *lowerer) ident(n *Name, sc *scope) (*model.Expr, typ) {
 	if v, ok := l.consts[name]; ok {
 		return model.Num(v), nil
 	}
+	if name == "computed" && sc.mom == momPreempt {
+		l.errorf(n.Pos, "`computed` is what a re-executed hold reached; a preempt key reads the candidate's place as `position`")
+		return model.Num(0), nil
+	}
 	if name == "cached" && sc.noCache && sc.mom == momSession {
-		l.errorf(n.Pos, "the hold has no `cache` clause, so `cached` is 0 in its body: add `cache (…)` to consume the session's cached prefix")
+		e := l.errorf(n.Pos, "`cached` is read in a hold on `%s` that has no `cache` clause: it is 0 there", sc.cachedIn)
+		e.Hint = "add `cache (…)` to consume the session's cached prefix, or `cache (0)` to consume and keep nothing"
+		return model.Num(0), nil
+	}
+	if name == "cached" && sc.mom == momSession && sc.cachedAfter != nil && *sc.cachedAfter != "" {
+		e := l.errorf(n.Pos, "`cached` is read after the hold on `%s` in the body of the hold on `%s`: that admission set it", *sc.cachedAfter, sc.cachedIn)
+		e.Hint = "read it above the inner hold: `set c = cached;`"
 		return model.Num(0), nil
 	}
 	for i, s := range model.CtxNames {
@@ -1049,8 +1089,9 @@ func (l *lowerer) ident(n *Name, sc *scope) (*model.Expr, typ) {
 			l.errorf(n.Pos, "an entry of `%s` cannot read the session's `%s`: pass it as a parameter", sc.q.name, name)
 			return model.Num(0), nil
 		}
-	} else if _, ok := l.attrs[name]; ok {
-		return l.attrRead(n, name, sc), nil
+	} else if slot, ok := l.attrs[name]; ok {
+		x := l.attrRead(n, name, sc)
+		return x, l.costRead(n.Pos, name, slot)
 	}
 	if nw, ok := oldCtxNames[name]; ok && sc.mom >= momPs {
 		l.errorf(n.Pos, "`%s` is retired: write `%s`", name, nw)
@@ -1060,7 +1101,18 @@ func (l *lowerer) ident(n *Name, sc *scope) (*model.Expr, typ) {
 		l.errorf(n.Pos, "`%s` is a resource, not a number: read it with used(…), queue(…) or another observable", name)
 		return model.Num(0), nil
 	}
-	l.errorf(n.Pos, "undefined: %s%s", name, l.didYouMeanAt(name, l.visibleNames(sc)))
+	switch name {
+	case "queued":
+		l.errorf(n.Pos, "`queued` is now `waiting`")
+		return model.Num(0), nil
+	case "tokens":
+		l.errorf(n.Pos, "`tokens` is `batch.tokens`, which exists only in a schedule's guard or an engine's `execute`")
+		return model.Num(0), nil
+	}
+	e := l.errorf(n.Pos, "undefined: %s%s", name, l.didYouMeanAt(name, l.visibleNames(sc)))
+	if !sc.mom.readsAttrs() {
+		l.undefs = append(l.undefs, undef{e, name, sc.mom})
+	}
 	return model.Num(0), nil
 }
 

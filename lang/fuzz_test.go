@@ -23,6 +23,16 @@ func FuzzLoad(f *testing.F) {
 		}
 		return nil
 	})
+	// and from the reference's own tests, as the conformance suite ports them
+	if files, err := filepath.Glob("../conformance/testdata/*.sq"); err == nil {
+		for _, file := range files {
+			if b, err := os.ReadFile(file); err == nil {
+				for _, chunk := range strings.Split(string(b), "\n---\n") {
+					f.Add([]byte(chunk))
+				}
+			}
+		}
+	}
 	f.Add([]byte("fn main() { stage s : fifo; workload { arrive poisson(1); } server { run s (cost(s, ~exp(1))); } }"))
 	for _, b := range testutil.HostileSeeds() {
 		f.Add(b)

@@ -322,8 +322,9 @@ type TraceItem struct {
 }
 
 type HiddenItem struct {
-	Pos   lexer.Position
-	Names []string `parser:"\"hidden\" @Ident ( \",\" @Ident )* \";\""`
+	Pos    lexer.Position
+	Tokens []lexer.Token // for the names' positions
+	Names  []string      `parser:"\"hidden\" @Ident ( \",\" @Ident )* \";\""`
 }
 
 type InitItem struct {

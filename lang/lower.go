@@ -28,13 +28,21 @@ import (
 // reports them all.
 
 type lowerer struct {
-	file     string
-	sites    map[string]model.Pos // where each declared name is first declared
-	opts     Options
-	errs     ErrorList
-	used     map[string]bool
-	usesArgs bool
-	prog     *model.Program
+	file       string
+	sites      map[string]model.Pos      // where each declared name is first declared
+	stale      map[string]string         // attributes last set from a cachedin read, and that read
+	undefs     []undef                   // names undefined where read, which may be attributes declared later
+	claimNames map[string]model.Pos      // each claim's first declaration
+	plainLets  map[string]lexer.Position // where each plain `let` name was last declared
+	constInput map[string]*inputDecl     // the input a constant's current value reads, if any
+	aggIdx     []aggIndexUse             // every aggregate's index, for the names it may not take
+	costs      costState                 // cost-typed attributes
+	serverRes  map[string]bool           // the cost keys of the server's resources, once the server is lowered
+	opts       Options
+	errs       ErrorList
+	used       map[string]bool
+	usesArgs   bool
+	prog       *model.Program
 
 	consts    map[string]float64
 	inputs    map[string]*inputDecl
@@ -359,9 +367,15 @@ func (l *lowerer) constant(it *LetItem) {
 	if l.nameTaken(at, it.Name, "a constant") {
 		return
 	}
+	if it.Name == "args" && l.usesArgs {
+		l.errorf(at, "`args` is the library `std/args` here: a `let` may not take its name")
+		return
+	}
 	l.site(it.Name, at)
+	l.plainAt(it.Name, at)
 	sc := &scope{l: l, mom: momConst}
 	v, _ := l.expr(it.Expr, sc)
+	l.noteInputDep(it.Name, it.Expr)
 	x, ok := v.IsConst()
 	if !ok {
 		if !draws(v) { // a draw is reported where it stands
@@ -372,10 +386,6 @@ func (l *lowerer) constant(it *LetItem) {
 	if math.IsNaN(x) {
 		l.errorf(it.Expr.Pos, "`let %s` is NaN: a constant is a number or `inf`", it.Name)
 		x = 0
-	}
-	if _, isInput := l.sets[it.Name]; isInput {
-		l.errorf(it.Pos, "`%s` is a plain `let` and cannot be set from outside; declare it with `args.number(\"%s\", …)`", it.Name, it.Name)
-		delete(l.sets, it.Name)
 	}
 	l.consts[it.Name] = x
 	l.prog.Consts = append(l.prog.Consts, model.Const{Name: it.Name, Value: model.F64(x)})
@@ -427,6 +437,7 @@ func (l *lowerer) input(it *LetItem) {
 	}
 	l.inputs[name] = in
 	l.inputList = append(l.inputList, in)
+	l.setInputDep(it.Name, in)
 	l.consts[it.Name] = in.value
 	l.prog.Inputs = append(l.prog.Inputs, model.Input{Name: name, Local: it.Name, Default: model.F64(def), Value: model.F64(in.value)})
 	l.prog.Consts = append(l.prog.Consts, model.Const{Name: it.Name, Value: model.F64(in.value)})
@@ -446,6 +457,10 @@ func (l *lowerer) checkSets() {
 	}
 	sort.Strings(unknown)
 	for _, n := range unknown {
+		if at, plain := l.plainLets[n]; plain {
+			l.errorf(at, "`%s` is a plain `let` and cannot be set from outside; declare it with `args.number(\"%s\", …)`", n, n)
+			continue
+		}
 		msg := fmt.Sprintf("unknown input `%s`", n)
 		if len(names) == 0 {
 			msg += ": the program declares no inputs"
@@ -481,6 +496,12 @@ func (l *lowerer) def(it *DefItem) {
 		l.errorf(at, "`%s` names a resource and cannot also name a def%s", it.Name, l.firstAt(it.Name))
 		return
 	}
+	for _, d := range l.allDevices() {
+		if _, ok := d.funcs[it.Name]; ok {
+			l.errorf(at, "`%s` is a device's time resource (of `%s`) and cannot also name a def", it.Name, d.short())
+			return
+		}
+	}
 	for _, p := range it.Params {
 		switch {
 		case isKeyword(p):
@@ -498,10 +519,6 @@ func (l *lowerer) nameTaken(pos lexer.Position, name, what string) bool {
 	switch {
 	case reservedNames[name]:
 		l.errorf(pos, "`%s` is a context variable or built-in and cannot name %s", name, what)
-		return true
-	}
-	if _, ok := l.consts[name]; ok {
-		l.errorf(pos, "`%s` is declared twice%s", name, l.firstAt(name))
 		return true
 	}
 	_, stage := l.stageFams[name]

@@ -188,7 +188,7 @@ func TestSeedInputErrors(t *testing.T) {
 		set  Override
 		want string
 	}{
-		{Override{Name: "bs", Expr: "8"}, "examples/pd-disaggregation/llmd_nixl_pull.sq:32:1: `bs` is a plain `let` and cannot be set from outside; declare it with `args.number(\"bs\", …)`"},
+		{Override{Name: "bs", Expr: "8"}, "examples/pd-disaggregation/llmd_nixl_pull.sq:32:5: `bs` is a plain `let` and cannot be set from outside; declare it with `args.number(\"bs\", …)`"},
 		{Override{Name: "nope", Expr: "1"}, "examples/pd-disaggregation/llmd_nixl_pull.sq:0:0: unknown input `nope`; the program's inputs are blocksD, thr, Lambda"},
 		{Override{Name: "thr", Expr: "0/0"}, "examples/pd-disaggregation/llmd_nixl_pull.sq:0:0: input \"thr\": \"0/0\" is NaN"},
 		{Override{Name: "thr", Expr: "now"}, "--set thr:1:1: `now` cannot be read in a constant"},

@@ -89,9 +89,46 @@ func Parse(filename string, src []byte) (*File, error) {
 	}
 	f, err := parser.ParseBytes(filename, src)
 	if err != nil {
-		return nil, convertParseError(filename, err)
+		return nil, entryPointError(src, convertParseError(filename, err))
 	}
 	return f, nil
+}
+
+// entryPointError names the entry point when the parse stopped at the
+// name after a `fn` that is not `main`: `fn worker() {}`.
+func entryPointError(src []byte, err error) error {
+	var e *Error
+	if !errors.As(err, &e) || !strings.HasPrefix(e.Msg, "unexpected \"") {
+		return err
+	}
+	off := lineOffset(src, e.Pos.Line) + e.Pos.Col - 1
+	if off < 0 || off > len(src) {
+		return err
+	}
+	before := strings.TrimRight(string(src[:off]), " \t\r\n")
+	if !strings.HasSuffix(before, "fn") || (len(before) > 2 && isIdentByte(before[len(before)-3])) {
+		return err
+	}
+	name := strings.TrimSuffix(strings.TrimPrefix(e.Msg, "unexpected \""), "\"")
+	name, _, _ = strings.Cut(name, "\"")
+	return &Error{Pos: e.Pos, Msg: fmt.Sprintf("the entry point is `fn main()`, not `fn %s`: a program's other definitions are `def`s", name)}
+}
+
+// lineOffset is the byte offset of line n (1-based) in src.
+func lineOffset(src []byte, n int) int {
+	off := 0
+	for line := 1; line < n; line++ {
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 {
+			return len(src)
+		}
+		off += i + 1
+	}
+	return off
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 func firstInvalidUTF8(b []byte) int {

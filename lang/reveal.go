@@ -169,17 +169,29 @@ func (l *lowerer) revealBlock(b *model.Block, s *revealState) {
 			}
 			*s = merged
 		case model.OpWhile, model.OpLoop:
-			if st.Op == model.OpWhile {
-				l.decide(st.Value, st.Pos, "a while guard", s)
-			}
-			body := s.clone()
-			l.revealBlock(st.Body, &body)
-			for a, roots := range body.taint {
-				if s.taint[a] == nil {
-					s.taint[a] = map[int]bool{}
+			// A set late in the body reaches its start the next time
+			// round: the passes go on until no taint grows (each adds an
+			// origin, so there are at most as many as attributes).
+			for pass := 0; pass <= len(l.prog.Attrs); pass++ {
+				if st.Op == model.OpWhile {
+					l.decide(st.Value, st.Pos, "a while guard", s)
 				}
-				for r := range roots {
-					s.taint[a][r] = true
+				body := s.clone()
+				l.revealBlock(st.Body, &body)
+				grew := false
+				for a, roots := range body.taint {
+					if s.taint[a] == nil {
+						s.taint[a] = map[int]bool{}
+					}
+					for r := range roots {
+						if !s.taint[a][r] {
+							s.taint[a][r] = true
+							grew = true
+						}
+					}
+				}
+				if !grew {
+					break
 				}
 			}
 		case model.OpChoose:
@@ -197,11 +209,54 @@ func (l *lowerer) revealBlock(b *model.Block, s *revealState) {
 		case model.OpHold:
 			for i := range st.Holds {
 				l.decideRef(&st.Holds[i].Pool, st.Pos, s)
+				l.decideHeader(st.Holds[i].Units, st.Pos, s)
+				l.decideHeader(st.Holds[i].Reserve, st.Pos, s)
 			}
+			l.decideHeader(st.Reuse, st.Pos, s)
 			l.revealBlock(st.Body, s)
 		case model.OpFork:
 			leg := s.clone()
 			l.revealBlock(st.Body, &leg)
 		}
 	}
+}
+
+// decideHeader refuses a hold header that reads an attribute the server
+// set from a hidden one no run has revealed: the admission is the
+// scheduler's. A hidden attribute read directly is refused where it is
+// lowered.
+func (l *lowerer) decideHeader(e *model.Expr, pos model.Pos, s *revealState) {
+	if e == nil {
+		return
+	}
+	attrs := map[int]bool{}
+	reads(e, attrs)
+	names := make([]int, 0, len(attrs))
+	for a := range attrs {
+		names = append(names, a)
+	}
+	sort.Ints(names)
+	for _, a := range names {
+		if l.prog.Attrs[a].Hidden || s.revealed[a] {
+			continue
+		}
+		for _, root := range sortedRoots(s.taint[a]) {
+			if !s.revealed[root] {
+				l.errs = append(l.errs, &Error{Pos: pos,
+					Msg: fmt.Sprintf("`%s` is set from the hidden `%s` in the server, but a hold's header reads it before a run reveals it",
+						l.prog.Attrs[a].Name, l.prog.Attrs[root].Name),
+					Hint: "the admission is the scheduler's: read it in the body, or after a run whose work reads it"})
+				return
+			}
+		}
+	}
+}
+
+func sortedRoots(m map[int]bool) []int {
+	out := make([]int, 0, len(m))
+	for r := range m {
+		out = append(out, r)
+	}
+	sort.Ints(out)
+	return out
 }

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 
@@ -61,7 +62,9 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 		}
 		return one(&model.Stmt{Op: model.OpTurn, Pos: toPos(s.Pos)})
 	case *SetStmt:
-		return l.set(s.Pos, s.Name, s.Value, sc, false)
+		out := l.set(s.Pos, s.Name, s.Value, sc, false)
+		l.noteStaleSet(s.Name, out)
+		return out
 	case *DeclStmt:
 		if s.Kind == "Size" && sc.side != sideInitTurn {
 			l.errorf(s.Pos, "`Size %s` declares a workload quantity: it belongs in the workload's `init` or `turn`", s.Name)
@@ -77,7 +80,10 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 	case *ObserveStmt:
 		return l.observe(s, sc)
 	case *HoldStmt:
-		return l.hold(s, sc)
+		out := l.hold(s, sc)
+		l.checkStaleHeader(s, out)
+		innerHold(sc, s)
+		return out
 	case *GrowStmt:
 		return l.poolStmt(model.OpGrow, s.Pos, "grow", s.Pool, s.Amount, sc)
 	case *LoadStmt:
@@ -97,22 +103,32 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 		} else {
 			st.Value = l.guard(s.Cond, sc, &st.Draws, "branch")
 		}
+		before := l.costSnapshot()
 		st.Body = l.block(s.Then, sc)
+		then := l.costSnapshot()
+		l.costRestore(maps.Clone(before))
 		if s.Else != nil {
 			st.Else = l.block(s.Else, sc)
 		}
+		l.costBranch(before, then, l.costSnapshot())
 		return one(st)
 	case *WhileStmt:
 		st := &model.Stmt{Op: model.OpWhile, Pos: toPos(s.Pos)}
 		st.Value = l.guard(s.Cond, sc, &st.Draws, "while")
+		loopHolds(sc, s.Body.Stmts)
+		before := l.costSnapshot()
 		st.Body = l.block(s.Body, sc)
+		l.costRestore(before)
 		if x, ok := st.Value.IsConst(); !(ok && x == 0) && !l.progresses(st.Body) {
 			l.errorf(s.Pos, "a loop without progress: every path through the body must reach a `run` of work, a `hold` whose body does, or `end`")
 		}
 		return one(st)
 	case *LoopStmt:
 		st := &model.Stmt{Op: model.OpLoop, Pos: toPos(s.Pos)}
+		loopHolds(sc, s.Body.Stmts)
+		before := l.costSnapshot()
 		st.Body = l.block(s.Body, sc)
+		l.costRestore(before)
 		if !l.progresses(st.Body) {
 			l.errorf(s.Pos, "a loop without progress: every path through the body must reach a `run` of work, a `hold` whose body does, or `end`")
 		}
@@ -130,7 +146,10 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 		c := sc.child()
 		c.inFork = true
 		c.holds = nil
-		return one(&model.Stmt{Op: model.OpFork, Pos: toPos(s.Pos), Body: l.block(s.Body, c)})
+		before := l.costSnapshot()
+		body := l.block(s.Body, c)
+		l.costRestore(before)
+		return one(&model.Stmt{Op: model.OpFork, Pos: toPos(s.Pos), Body: body})
 	case *JoinStmt:
 		if sc.inFork {
 			l.errorf(s.Pos, "a `fork`'s leg may not `join`")
@@ -291,7 +310,8 @@ func attrName(sc *scope, name string) string {
 
 func (l *lowerer) set(pos lexer.Position, name string, e *Expr, sc *scope, size bool) []*model.Stmt {
 	switch {
-	case name == "more":
+	case name == "more", name == "turn_no":
+		// a program may renumber its turns; the turn stream counts them itself
 	case reservedNames[name]:
 		l.errorf(pos, "`%s` is a context variable or built-in: a `set` may not assign it", name)
 		return nil
@@ -310,7 +330,9 @@ func (l *lowerer) set(pos lexer.Position, name string, e *Expr, sc *scope, size 
 	}
 	_ = size
 	st := &model.Stmt{Op: model.OpSet, Pos: toPos(pos), Slot: slot}
-	st.Value, _ = l.value(e, sc, &st.Draws)
+	var t typ
+	st.Value, t = l.value(e, sc, &st.Draws)
+	l.costSet(pos, name, slot, t)
 	return one(st)
 }
 
@@ -352,6 +374,10 @@ func (l *lowerer) observe(s *ObserveStmt, sc *scope) []*model.Stmt {
 func (l *lowerer) guard(e *Expr, sc *scope, draws *bool, what string) *model.Expr {
 	g, _ := l.value(e, sc, draws)
 	if x, ok := g.IsConst(); ok && x != 0 && x != 1 {
+		if !(x > 0 && x < 1) {
+			l.errorf(e.Pos, "the guard of `%s` is %s, not 0 or 1: a guard is a test", what, fmtNum(x))
+			return g
+		}
 		err := l.errorf(e.Pos, "the guard of `%s` is %s, not 0 or 1: a draw written as a test?", what, fmtNum(x))
 		err.Hint = "a guard is a test; to branch with probability p, write `branch with (p)`"
 	}
@@ -434,17 +460,27 @@ func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
 	}
 	var held []*heldPool
 	var want typ
-	seen := map[int]bool{}
+	seen := map[string]bool{}
 	preemptBy := sc.preemptBy // the pool that may preempt this hold, as written
 	for _, hp := range s.Pools {
 		r, ok := l.resolveRes(refName(hp.Pool), hs, resPool)
 		if !ok {
 			continue
 		}
-		if seen[r.Fam] {
+		// Two members of a family are two pools; which member a computed
+		// index names only the run can tell (it fails on the same one twice).
+		member := "whole"
+		if r.ref.Index != nil {
+			member = fmt.Sprintf("computed %d", len(seen))
+			if x, ok := r.ref.Index.IsConst(); ok {
+				member = fmtNum(x)
+			}
+		}
+		k := fmt.Sprintf("%d %s", r.Fam, member)
+		if seen[k] {
 			l.errorf(hp.Pos, "the hold names pool `%s` twice", l.refText(hp.Pool))
 		}
-		seen[r.Fam] = true
+		seen[k] = true
 		want = append(want, r.key)
 		units, ut := l.expr(hp.Units, hs)
 		what := "`hold " + l.refText(hp.Pool) + " (…)`"
@@ -499,13 +535,21 @@ func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
 		}
 		ls := hs.child()
 		ls.mom = momSession
-		st.LeaseFor, _ = l.expr(s.LeaseFor, ls)
+		var lt typ
+		st.LeaseFor, lt = l.expr(s.LeaseFor, ls)
+		if lt.isCost() && !lt.bad() {
+			l.errorf(s.LeaseFor.Pos, "a lease duration is time, not %s: write the seconds, `lease %s (7)`", lt, text)
+		}
 	}
 	// The body: admission bindings it reads become attributes set at its top.
 	bs := sc.child()
 	bs.holds = append(append([]*heldPool(nil), sc.holds...), held...)
 	bs.preemptBy = preemptBy
 	bs.noCache = s.Cache == nil
+	bs.cachedAfter = new(string)
+	if len(s.Pools) > 0 {
+		bs.cachedIn = l.refText(s.Pools[0].Pool)
+	}
 	var bodyBinds []*binding
 	for _, b := range binds {
 		bb := &binding{body: true, attr: attrName(sc, b.name), pos: b.b.pos}
