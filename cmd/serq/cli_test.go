@@ -31,8 +31,8 @@ fn main() {
 
 const (
 	checkUsage = "usage: serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]\n"
-	runUsage   = "usage: serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
-		"[--def name=expr]... [--json] [--dump DIR] [--plot DIR] [-- --name value ...]\n"
+	runUsage   = "usage: serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--trace F] [--set name=expr]... " +
+		"[--def name=expr]... [--json] [--dump DIR] [--plot DIR] [--max-live N] [-- --name value ...]\n"
 	rootUsage = "usage: serq <check|ir|run|tui|draw|target|sweep|fmt|lsp> FILE [OPTIONS] | serq --version\n"
 )
 

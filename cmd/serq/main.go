@@ -95,8 +95,8 @@ var usages = map[string]string{
 	"":      "serq <check|ir|run|tui|draw|target|sweep|fmt|lsp> FILE [OPTIONS] | serq --version",
 	"check": "serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"ir":    "serq ir FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
-	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
-		"[--def name=expr]... [--json] [--dump DIR] [--plot DIR] [-- --name value ...]",
+	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--trace F] [--set name=expr]... " +
+		"[--def name=expr]... [--json] [--dump DIR] [--plot DIR] [--max-live N] [-- --name value ...]",
 	"tui": "serq tui FILE [--horizon T] [--warmup T] [--seed N] [--break EXPR]... [--stale T] [--at T] " +
 		"[--follow N] [--screenshot PATH [--size WxH]] [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"draw": "serq draw FILE [--format svg|txt|tikz] [--standalone] [--out PATH] [--set name=expr]... " +
