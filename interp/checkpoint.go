@@ -138,11 +138,17 @@ func (c *Sim) engineAt(orig *Sim, e *engine) *engine {
 // SameState reports whether two runs of the same program are in the same
 // state: every field of the Sim, followed through pointers (NaN equal to
 // NaN). Tests use it to check that a resumed or sought run is the straight
-// run's; it is not cheap.
+// run's; it is not cheap. The tracer and the trace opener are the
+// driver's, not the run's state, and are not compared.
 func SameState(a, b *Sim) bool {
 	ta, tb := a.tracer, b.tracer
+	oa, ob := a.opt.OpenTrace, b.opt.OpenTrace
 	a.tracer, b.tracer = nil, nil
-	defer func() { a.tracer, b.tracer = ta, tb }()
+	a.opt.OpenTrace, b.opt.OpenTrace = nil, nil
+	defer func() {
+		a.tracer, b.tracer = ta, tb
+		a.opt.OpenTrace, b.opt.OpenTrace = oa, ob
+	}()
 	return sameValue(reflect.ValueOf(a), reflect.ValueOf(b), map[[2]uintptr]bool{})
 }
 

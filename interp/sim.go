@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime/debug"
 
 	"github.com/serq/serq/model"
 )
@@ -16,16 +17,26 @@ type Options struct {
 	Arrivals uint64 // > 0: exactly this many arrivals, then drain (open workloads)
 	Version  string // reported as serq_version
 	MaxLive  int    // bound on sessions and legs live at once; 0 means DefaultMaxLive
+	// OpenTrace opens the CSV file a program's `trace` names; nil refuses
+	// every trace with a [TraceError].
+	OpenTrace Opener
 }
 
 // RunError is a failure of a running program: the program was valid but
 // did something the semantics refuse (a guard that is not 0 or 1, a
 // negative amount, an index out of range, a livelock).
+//
+// An internal error (a broken invariant of the interpreter, caught by
+// Step's recover) says "internal error: …" in Msg, keeps the panic's value
+// in Err when it is an error and the goroutine's stack at the panic in
+// Stack, for the bug report.
 type RunError struct {
-	Pos     model.Pos
-	Time    float64
-	Session int64 // serial of the session, -1 if none
+	Pos     model.Pos // the statement being run; zero if none
+	Time    float64   // simulated time of the failure
+	Session int64     // serial of the session, -1 if none
 	Msg     string
+	Err     error  // the cause, if any: what Unwrap returns
+	Stack   []byte // an internal error's stack (runtime/debug.Stack); nil otherwise
 }
 
 func (e *RunError) Error() string {
@@ -38,6 +49,13 @@ func (e *RunError) Error() string {
 	}
 	return fmt.Sprintf("%s: at t=%s:%s %s", e.Pos, fmtTime(e.Time), who, e.Msg)
 }
+
+// Unwrap returns the cause of the failure, nil if it has none.
+func (e *RunError) Unwrap() error { return e.Err }
+
+// Internal reports whether e is an internal error of the interpreter (a
+// bug of serq's, not of the program).
+func (e *RunError) Internal() bool { return e.Stack != nil }
 
 func fmtTime(t float64) string { return fmt.Sprintf("%.6g", t) }
 
@@ -255,7 +273,8 @@ func (s *Sim) Step() bool {
 	// program driving the simulation.
 	defer func() {
 		if r := recover(); r != nil {
-			s.err = &RunError{Pos: s.stmtPos, Time: s.now, Session: -1, Msg: fmt.Sprintf("internal error: %v", r)}
+			cause, _ := r.(error)
+			s.err = &RunError{Pos: s.stmtPos, Time: s.now, Session: -1, Msg: fmt.Sprintf("internal error: %v", r), Err: cause, Stack: debug.Stack()}
 		}
 	}()
 	if len(s.cal) == 0 && s.deadlock() {

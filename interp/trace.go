@@ -31,11 +31,16 @@ type traceData struct {
 	stream   *stream
 }
 
-// TraceError is a malformed trace file.
+// TraceError is a trace file that cannot be read or is malformed. Row and
+// Col are 1-based (a CSV row and field); both are 0 when the error is about
+// the whole file. Err is the cause when the file could not be read (an
+// [os.PathError], a [safeio.TooLargeError]): [errors.Is] and [errors.As] see
+// it through Unwrap.
 type TraceError struct {
 	Path     string
 	Row, Col int
 	Msg      string
+	Err      error
 }
 
 func (e *TraceError) Error() string {
@@ -44,6 +49,14 @@ func (e *TraceError) Error() string {
 	}
 	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Row, e.Col, e.Msg)
 }
+
+// Unwrap returns the cause of a read failure, nil for a malformed file.
+func (e *TraceError) Unwrap() error { return e.Err }
+
+// An Opener opens the file at path for reading. The interpreter opens no
+// file itself: a program's `trace` is read through the Opener of its
+// [Options].
+type Opener func(path string) (io.ReadCloser, error)
 
 // MaxTraceSize caps a trace file, in bytes.
 const MaxTraceSize = 256 << 20
@@ -57,16 +70,29 @@ func cellText(c string) string {
 	return strconv.Quote(c)
 }
 
-func readTrace(path string) ([][]traceTurn, error) {
-	f, err := safeio.Open(path)
+// errNoOpener is the cause of a trace read without an [Opener].
+var errNoOpener = errors.New("no trace opener was given (interp.Options.OpenTrace)")
+
+// readTrace opens the trace at path with open and parses it.
+func readTrace(path string, open Opener) ([][]traceTurn, error) {
+	if open == nil {
+		return nil, &TraceError{Path: path, Msg: "cannot read: " + errNoOpener.Error(), Err: errNoOpener}
+	}
+	f, err := open(path)
 	if err != nil {
+		msg := err
 		var pe *os.PathError
 		if errors.As(err, &pe) {
-			err = pe.Err
+			msg = pe.Err
 		}
-		return nil, &TraceError{Path: path, Msg: "cannot read: " + err.Error()}
+		return nil, &TraceError{Path: path, Msg: "cannot read: " + msg.Error(), Err: err}
 	}
 	defer f.Close()
+	return parseTrace(path, f)
+}
+
+// parseTrace reads the CSV of a trace from f; path names it in errors.
+func parseTrace(path string, f io.Reader) ([][]traceTurn, error) {
 	r := csv.NewReader(safeio.LimitReader(f, MaxTraceSize, "a trace"))
 	r.FieldsPerRecord = -1
 	header, err := r.Read()
@@ -91,10 +117,10 @@ func readTrace(path string) ([][]traceTurn, error) {
 		row++
 		var tooLarge *safeio.TooLargeError
 		if errors.As(err, &tooLarge) {
-			return nil, &TraceError{Path: path, Msg: "cannot read: " + tooLarge.Error()}
+			return nil, &TraceError{Path: path, Msg: "cannot read: " + tooLarge.Error(), Err: err}
 		}
 		if err != nil {
-			return nil, &TraceError{Path: path, Row: row, Col: 1, Msg: err.Error()}
+			return nil, &TraceError{Path: path, Row: row, Col: 1, Msg: err.Error(), Err: err}
 		}
 		if len(rec) < 5 {
 			return nil, &TraceError{Path: path, Row: row, Col: len(rec) + 1, Msg: "a row needs session,turn,new,out,think"}
@@ -139,7 +165,7 @@ func (s *Sim) initTrace() error {
 	if w.Trace == "" {
 		return nil
 	}
-	sessions, err := readTrace(w.Trace)
+	sessions, err := readTrace(w.Trace, s.opt.OpenTrace)
 	if err != nil {
 		return err
 	}

@@ -2,11 +2,14 @@ package interp_test
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
@@ -39,7 +42,7 @@ func TestTraceOrdered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := interp.Run(context.Background(), prog, interp.Options{Horizon: 100, Seed: 1})
+	rep, err := interp.Run(context.Background(), prog, interp.Options{Horizon: 100, Seed: 1, OpenTrace: safeio.OpenReader})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,9 +76,39 @@ func TestTraceErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = interp.New(prog, interp.Options{Horizon: 10, Seed: 1})
+	_, err = interp.New(prog, interp.Options{Horizon: 10, Seed: 1, OpenTrace: safeio.OpenReader})
 	want := filepath.Join(dir, "t.csv") + `:2:3: "x" is not a number`
 	if err == nil || err.Error() != want {
 		t.Errorf("New error = %v, want %s", err, want)
+	}
+}
+
+// TestTraceErrorCause keeps the cause of a trace that cannot be read:
+// errors.Is sees the OS error through the TraceError, and without an
+// opener the interpreter reads no file.
+func TestTraceErrorCause(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.sq")
+	src := "fn main() { stage svc : fifo; workload { arrive batch(1); trace \"missing.csv\"; } server { run svc (cost(svc, new)); } }\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog, err := lang.Load(path, lang.Options{Lib: lib.FS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = interp.New(prog, interp.Options{Horizon: 10, Seed: 1, OpenTrace: safeio.OpenReader})
+	var te *interp.TraceError
+	if !errors.As(err, &te) || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("New error = %#v, want a TraceError wrapping fs.ErrNotExist", err)
+	}
+	want := filepath.Join(dir, "missing.csv") + ": cannot read: no such file or directory"
+	if err.Error() != want {
+		t.Errorf("New error = %q, want %q", err, want)
+	}
+	_, err = interp.New(prog, interp.Options{Horizon: 10, Seed: 1})
+	want = filepath.Join(dir, "missing.csv") + ": cannot read: no trace opener was given (interp.Options.OpenTrace)"
+	if !errors.As(err, &te) || err.Error() != want {
+		t.Errorf("New error without an opener = %v, want %s", err, want)
 	}
 }

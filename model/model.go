@@ -25,11 +25,15 @@ package model
 
 import "fmt"
 
-// Pos is a source position. Line and Col are 1-based; 0 means unknown.
+// Pos is a source position, as the parser's lexer counts it. Line and Col
+// are 1-based; Col counts characters (Unicode code points, a tab is one),
+// not bytes. A zero Line means the position is unknown (a run-time failure
+// outside any statement, a value set on the command line); Col is then 0 too.
+// File is the path the loader read the file with, or a library file's name.
 type Pos struct {
 	File string `json:"file,omitempty"`
-	Line int    `json:"line"`
-	Col  int    `json:"col"`
+	Line int    `json:"line"` // 1-based; 0: unknown
+	Col  int    `json:"col"`  // 1-based, in characters; 0: unknown
 }
 
 func (p Pos) String() string {

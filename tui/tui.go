@@ -33,6 +33,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/model"
 )
@@ -212,7 +213,7 @@ func New(p *model.Program, opts Options) (*Model, error) {
 		m.breaks = append(m.breaks, breakpoint{id: m.nextID, kind: breakExpr, src: src, expr: e})
 		m.nextID++
 	}
-	d, err := newDriver(p, interp.Options{Horizon: opts.Horizon, Warmup: opts.Warmup, Seed: opts.Seed, Version: opts.Version},
+	d, err := newDriver(p, interp.Options{Horizon: opts.Horizon, Warmup: opts.Warmup, Seed: opts.Seed, Version: opts.Version, OpenTrace: safeio.OpenReader},
 		opts.CheckpointEvery)
 	if err != nil {
 		return nil, err

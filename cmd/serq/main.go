@@ -79,7 +79,7 @@ type cli struct {
 	Version bool     `short:"V" help:"Print the version and exit (alone: serq --version)."`
 	Check   checkCmd `cmd:"" help:"Parse, link and validate a program without simulating it."`
 	IR      irCmd    `cmd:"" name:"ir" help:"Print the lowered program as JSON."`
-	Run     runCmd   `cmd:"" help:"Simulate a program and print the report (not implemented yet)."`
+	Run     runCmd   `cmd:"" help:"Simulate a program and print the report."`
 	Tui     tuiCmd   `cmd:"" name:"tui" help:"Step a simulation live in the terminal UI (without --horizon it runs to t=1e9)."`
 	Draw    drawCmd  `cmd:"" name:"draw" help:"Draw the deployment as a standalone SVG, box-drawing text or a TikZ picture for LaTeX."`
 
@@ -205,11 +205,6 @@ type loadError struct {
 
 func (e *loadError) Error() string { return e.file + ": " + e.err.Error() }
 
-// notYetError is a command that is not implemented yet: exit 1.
-type notYetError struct{ cmd, why string }
-
-func (e *notYetError) Error() string { return "serq " + e.cmd + ": not yet: " + e.why }
-
 // exitSignal carries kong's exit status (after --help) out of kong.Parse.
 type exitSignal struct{ code int }
 
@@ -306,7 +301,6 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	var (
 		uerr *usageError
 		lerr *loadError
-		nerr *notYetError
 		ierr *interruptedError
 	)
 	switch {
@@ -318,9 +312,6 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return usage(stderr, cmd, uerr.msg)
 	case errors.As(err, &lerr):
 		renderLoadError(stderr, lerr)
-		return 1
-	case errors.As(err, &nerr):
-		fmt.Fprintln(stderr, nerr.Error())
 		return 1
 	case errors.As(err, &ierr):
 		fmt.Fprintf(stderr, "serq %s: %v\n", cmd, err)
@@ -504,7 +495,7 @@ func (c *runCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	sim, err := interp.New(prog, interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version, MaxLive: maxLive})
+	sim, err := interp.New(prog, interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version, MaxLive: maxLive, OpenTrace: safeio.OpenReader})
 	if err != nil {
 		return &loadError{file: c.File, err: err}
 	}
@@ -862,6 +853,10 @@ func numberExpr(x float64) string { return model.FormatNum(x) }
 func renderLoadError(w io.Writer, e *loadError) {
 	if e.partial != nil {
 		defer renderPartial(w, e)
+	}
+	var internal *interp.RunError
+	if errors.As(e.err, &internal) && internal.Internal() {
+		defer fmt.Fprintf(w, "This is a bug in serq: please report it with the program and this stack:\n%s", internal.Stack)
 	}
 	var list lang.ErrorList
 	var one *lang.Error

@@ -27,6 +27,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
@@ -539,7 +540,7 @@ func runOne(ctx context.Context, spec *sweepSpec, ld *sweepLoader, j int) (*swee
 		row.Err = oneLine(err.Error())
 		return row, true
 	}
-	rep, err := interp.Run(ctx, prog, interp.Options{Horizon: spec.Horizon, Warmup: spec.Warmup, Seed: seed, Version: version})
+	rep, err := interp.Run(ctx, prog, interp.Options{Horizon: spec.Horizon, Warmup: spec.Warmup, Seed: seed, Version: version, OpenTrace: safeio.OpenReader})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, false

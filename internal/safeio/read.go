@@ -63,6 +63,10 @@ func Open(path string) (*os.File, error) {
 	return f, nil
 }
 
+// OpenReader is [Open] as an io.ReadCloser: the opener serq gives the
+// interpreter for the traces a program names.
+func OpenReader(path string) (io.ReadCloser, error) { return Open(path) }
+
 // ReadFile reads the regular file at path, of at most limit bytes; what
 // names the kind of file in a [TooLargeError].
 func ReadFile(path string, limit int64, what string) ([]byte, error) {
