@@ -12,6 +12,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/model"
 )
@@ -280,6 +281,26 @@ func TestRenderLoadError(t *testing.T) {
 		"hint: did you mean x?\n" +
 		"p.sq:9:1: past the end\n" +
 		"p.sq: no position\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("renderLoadError (-want +got):\n%s", diff)
+	}
+}
+
+// TestRenderInternalError prints an internal error of the interpreter like
+// a run error, then the stack it kept, for the bug report.
+func TestRenderInternalError(t *testing.T) {
+	e := &loadError{
+		file:    "p.sq",
+		sources: map[string][]byte{"p.sq": []byte("fn main() {\n  run s;\n}\n")},
+		err:     &interp.RunError{Pos: model.Pos{File: "p.sq", Line: 2, Col: 3}, Time: 1.5, Session: -1, Msg: "internal error: boom", Stack: []byte("goroutine 1 [running]:\nmain.f()\n")},
+	}
+	var b bytes.Buffer
+	renderLoadError(&b, e)
+	want := "p.sq:2:3: at t=1.5: internal error: boom\n" +
+		" |   run s;\n" +
+		" |   ^\n" +
+		"This is a bug in serq: please report it with the program and this stack:\n" +
+		"goroutine 1 [running]:\nmain.f()\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("renderLoadError (-want +got):\n%s", diff)
 	}
