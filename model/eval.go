@@ -2,9 +2,14 @@ package model
 
 import "math"
 
-// EvalOp applies a pure operator to evaluated operands. The constant folder
-// and the interpreter share it, so a folded constant and a computed value
-// never differ.
+// EvalOp applies a pure operator to evaluated operands: it is the
+// semantics of the operators. The constant folder (lang) computes with it;
+// the interpreter evaluates the same operators inline on its hot path, and
+// interp's TestEvalAgreesWithModel checks the two on every operator and
+// pure function over every combination of edge values (signed zeros, the
+// extremes, the infinities, NaN), so a folded constant and a computed
+// value never differ. An operator added here is refused by that test until
+// the interpreter and the test know it.
 func EvalOp(op ExprOp, v []float64) float64 {
 	switch op {
 	case ENeg:
@@ -46,7 +51,8 @@ func EvalOp(op ExprOp, v []float64) float64 {
 	panic("model: EvalOp of " + op.String())
 }
 
-// EvalFunc applies a pure function.
+// EvalFunc applies a pure function; like EvalOp, it is what the folder
+// computes with and what the interpreter is checked against.
 func EvalFunc(f Func, v []float64) float64 {
 	switch f {
 	case FMin:
