@@ -11,7 +11,7 @@
 // flow carries an epoch, and an event whose epoch is stale is skipped), an
 // engine iteration's end, a lease's expiry, or the end of warm-up.
 //
-// After each event the simulation settles (spec/engine.md §13): the ready
+// After each event the simulation settles (docs/engine.md §1): the ready
 // sessions run, in the order they became ready, until each blocks;
 // commands take no time. Then the pools admit what now fits, which may
 // make more sessions ready, and this repeats until nothing is ready.
@@ -37,7 +37,7 @@
 // their memory block by block and preempting the last admitted when a
 // block cannot be had, then admits from its pools in declaration order,
 // and lasts what its `execute` says; the tokens are applied when it ends
-// (engine.go, spec/engine.md §8). Fork legs are sessions with a parent:
+// (engine.go, docs/engine.md §4). Fork legs are sessions with a parent:
 // their own frames, stream and holds, the session's cache, and their
 // leases pass to the session when they end (session.go). Claims are read
 // at engine iterations and at the end (claims.go).

@@ -7,7 +7,7 @@ import (
 	"github.com/serq/serq/model"
 )
 
-// Engines: step stages that iterate as spec/engine.md §8 says. An
+// Engines: step stages that iterate as docs/engine.md §4 says. An
 // iteration (an "attempt" until it schedules something) serves the
 // residents in order while budget is left, growing their memory before
 // their tokens count and preempting the last admitted resident when a
@@ -255,7 +255,7 @@ func (s *Sim) attempt(e *engine) {
 	}
 	if len(e.assign) == 0 && e.preempted == 0 {
 		// No iteration. Register sets are undone unless the attempt
-		// admitted someone (engine.md §4.3).
+		// admitted someone (docs/engine.md §4).
 		if e.admitted == 0 {
 			copy(e.regs, e.regBackup)
 		}

@@ -2,7 +2,7 @@ package interp_test
 
 // Deterministic engine tests on the step clock: `execute (1)` makes every
 // iteration last 1, so a request's token times can be counted by hand
-// (spec/engine.md §4, §8). Each test's comment gives the count.
+// (docs/engine.md §4). Each test's comment gives the count.
 
 import (
 	"testing"

@@ -1,7 +1,7 @@
 package interp_test
 
-// `fork { … }` and `join;` (spec/engine.md §12, spec/pd.md §2 "Related:
-// tests/fork_join.rs"): a leg runs beside its session on a copy of the
+// `fork { … }` and `join;` (docs/engine.md §6; the reference's
+// tests/fork_join.rs): a leg runs beside its session on a copy of the
 // attributes, and the session waits for its legs where it joins. The push
 // scenario is vLLM's push proxy: the decode request's blocks are taken
 // while the prefill runs in a leg.

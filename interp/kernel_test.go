@@ -1,7 +1,7 @@
 package interp_test
 
-// Textbook queueing systems against their closed forms, the two max-min
-// examples of spec/engine.md §10, and same seed → same bytes.
+// Textbook queueing systems against their closed forms, two examples of
+// max-min sharing (docs/engine.md §2), and same seed → same bytes.
 //
 // Tolerance. A mean passes when |mean − closed form| ≤ max(1.5·CI,
 // relTol·|closed form|), CI being the report's batch-means 95 % half-width
@@ -205,8 +205,9 @@ func TestKernelMM1(t *testing.T) {
 	checkNumber(t, r, "svc", "response", 0.8, 5)
 }
 
-// TestKernelPD3 is spec/pd.md §3: M/M/1 at rho = 0.8 with mean service
-// 1: the 95 % CI of the mean response covers 5. An inline M/M/1, seed 1,
+// TestKernelPD3 is a textbook check (docs/validation.md, "Textbook queues
+// (closed forms)"): M/M/1 at rho = 0.8 with mean service 1: the 95 % CI of
+// the mean response covers 5. An inline M/M/1, seed 1,
 // with no observe of its own: serq's automatic `response`.
 func TestKernelPD3(t *testing.T) {
 	t.Parallel()
@@ -220,7 +221,7 @@ func TestKernelPD3(t *testing.T) {
 	o := observe(t, r, "response")
 	lo, hi := o.Mean-o.CI, o.Mean+o.CI
 	if !(lo <= 5 && 5 <= hi) {
-		t.Errorf("pd.md §3: response mean %.6g, 95%% CI [%.6g, %.6g] does not cover 5", o.Mean, lo, hi)
+		t.Errorf("M/M/1: response mean %.6g, 95%% CI [%.6g, %.6g] does not cover 5", o.Mean, lo, hi)
 	}
 	t.Logf("response mean %.6f, 95%% CI [%.6f, %.6f] (n %d); closed form 5", o.Mean, lo, hi, o.Count)
 }
@@ -270,7 +271,7 @@ func erlangMoments(k int, mean float64) (m [5]float64) {
 	return m
 }
 
-// h2Moments are E[S^k] of ~h2(mean, cv2) as spec/language.md §8 draws it:
+// h2Moments are E[S^k] of ~h2(mean, cv2) as docs/language.md §6.4 draws it:
 // with p = (1 + sqrt((v−1)/(v+1)))/2, exp of mean mean/(2p) with
 // probability p, else exp of mean mean/(2(1−p)); E[S^j] = Σ p_i j! m_i^j.
 func h2Moments(mean, cv2 float64) (m [5]float64) {
@@ -488,7 +489,7 @@ func checkEnds(t *testing.T, got map[string]float64, want map[string]float64) {
 	}
 }
 
-// maxminA is spec/engine.md §10 (a): two work-1 flows share egress φ = 1,
+// maxminA is max-min example (a) (docs/engine.md §2): two work-1 flows share egress φ = 1,
 // each with its own ingress φ = 1; both start at t = 1 (a delay of 1 on
 // the `gate` stage first).
 const maxminA = `fn main() {
@@ -511,7 +512,7 @@ const maxminA = `fn main() {
 }
 `
 
-// maxminB is spec/engine.md §10 (b): A (φ = 1) carries f1 and f2, B
+// maxminB is max-min example (b): A (φ = 1) carries f1 and f2, B
 // (φ = 2) carries f1 and f3, all of work 1. Session k is flow k+1; the
 // gate delay is serial·0 (all start at 0, through the same statements).
 const maxminB = `fn main() {

@@ -5,7 +5,7 @@ package interp_test
 // `preempt by … requeue tail` / `preempt lifo`, `granule`, `each at most`
 // with `budget_left(E)` in a header, schedule bodies with registers, and
 // the `closed`, `renewal` and finite (`--arrivals`) workloads
-// (spec/engine.md §4–8, spec/language.md §11). Sessions start at chosen
+// (docs/engine.md §3–4, docs/language.md §5). Sessions start at chosen
 // times by waiting on a delay stage `gate` for `serial`-dependent work;
 // every expected number is derived by hand in the comment above it.
 
@@ -34,7 +34,7 @@ func optRun(t *testing.T, src string, opt interp.Options) (*interp.Report, error
 // ------------------------------------------------------------ queue by
 
 // `queue by` keys are read before each admission attempt, `waited` being
-// the seconds since the hold joined the queue (spec/engine.md §7.1.2). A
+// the seconds since the hold joined the queue (docs/engine.md §3, queueing). A
 // pool of 1; s0 holds it over [0, 10], each later holder for 10. s1, s2,
 // s3 join at 1, 2, 3, s4 at 12. Keys (waited > 8.5 ? 0 : 1, -serial):
 //
@@ -111,7 +111,7 @@ func TestQueueBySelectedHeadBlocksTheRest(t *testing.T) {
 // --------------------------------------------------------- reserve held
 
 // `reserve held`: another live hold's unallocated reservation (reserve −
-// alloc) counts against admission (spec/engine.md §7.1.3). A pool of 10;
+// alloc) counts against admission (docs/engine.md §3, fitting). A pool of 10;
 // s0 holds 2 with `reserve (8)` over [0, 4] (6 reserved, unallocated);
 // s1 asks at t = 1.
 func TestReserveHeldCountsOthersReservationsAtAdmission(t *testing.T) {
@@ -296,7 +296,7 @@ func preemptProgram(preempt string, k2 int) string {
   }`)
 }
 
-// The victim and where it re-queues (spec/engine.md §7.2). Admission seqs:
+// The victim and where it re-queues (docs/engine.md §3.2). Admission seqs:
 // s0 1, s1 2, s2 3. In every case s0 grows at 3 once the victim's 4 are
 // free (6 + 4 = 10), and leaves at 4 (used 4).
 //
@@ -350,7 +350,7 @@ func TestPreemptVictimAndRequeuePlace(t *testing.T) {
 	}
 }
 
-// `lifo` is `by (-admission) requeue head` (spec/engine.md §5.1): the
+// `lifo` is `by (-admission) requeue head` (docs/engine.md §3.2): the
 // victim is the holder admitted last. Here two holders also entered a
 // nested hold on another pool, so "admitted last" could mean the hold on
 // kv or the session's latest admission; the program makes both readings
@@ -422,7 +422,7 @@ func TestRequeuePlaceIsThePreemptingPools(t *testing.T) {
 
 // With `requeue tail` the victim re-enters as a newcomer, so `queue by`
 // keys decide among it and later waiters even when it is at the front
-// (only a hold resumed at the head goes first: spec/engine.md §7.1.2).
+// (only a hold resumed at the head goes first: docs/engine.md §3.2).
 // A pool of 10, `queue by (k)`, `preempt by (-admission) requeue tail`:
 // s0 holds 2 from 0 and grows by 4 at 3, ending at 4; s1 and s2 hold 4
 // from 1 and 2 for 10. At 3 the victim is s2 (admitted last); it joins
@@ -470,7 +470,7 @@ func granuleEngine(tokens, items, schedule, exec string) string {
 const vllmSchedule = `advance running; admit waiting while (running.preempted == 0);`
 
 // `granule 4`: a prefill gets all it has left or a multiple of 4
-// (spec/engine.md §4.1), also when the budget cuts it. Budget 10; s0
+// (docs/engine.md §4), also when the budget cuts it. Budget 10; s0
 // prefills 7, s1 13, both admitted at 0.
 //
 //	[0,1] s0 7 (all it has); s1: min(13, 3 left) = 3 → 0     7 tokens
@@ -528,7 +528,7 @@ func TestGranuleInfIsAWholePrefillOrNothing(t *testing.T) {
 }
 
 // A chunk the granule rounds to 0 passes the prefill over and forbids any
-// later admission in that iteration (spec/engine.md §8). `granule 4`,
+// later admission in that iteration (docs/engine.md §4). `granule 4`,
 // `each at most (running.count > 1 ? 2 : 8)` (a `?:` of constants; the
 // cap is read as the iteration starts). s0 decodes 4 tokens from 0; s1
 // joins at 0.5 and prefills 13; s2 joins at 1.5 and prefills 2.
@@ -560,7 +560,7 @@ func TestGranuleZeroChunkForbidsLaterAdmissions(t *testing.T) {
 }
 
 // `granule g` may not exceed a constant per-run cap, nor the k of
-// `max(k, e)` (spec/engine.md §4.1): with g 8 and a cap of 4 every chunk
+// `max(k, e)` (docs/engine.md §4.1): with g 8 and a cap of 4 every chunk
 // would round to 0 and a long prefill would never run. A granule within
 // the cap, or with a `?:` cap (not a constant), links.
 func TestGranuleMayNotExceedAConstantCap(t *testing.T) {
@@ -651,7 +651,7 @@ func registerEngine() string {
 }
 
 // A register set at each iteration steers admissions, and its set is
-// undone when the attempt schedules nothing (spec/engine.md §4.3, §8). s0
+// undone when the attempt schedules nothing (docs/engine.md §4). s0
 // holds the plain pool kv (10) over [0, 2.5] away from E. s1 waits in
 // reqs from 0.5 asking kv 10 too; s2 joins at 3, s3 at 4.7 (kv 0 each).
 //
@@ -688,7 +688,7 @@ func TestScheduleRegisterSteersAdmissionsAndIsUndone(t *testing.T) {
 
 // An attempt that admits somebody keeps its register sets even if it
 // schedules no token: "undone if the attempt schedules no token, preempts
-// nobody and admits nobody" (spec/engine.md §4.3). s0 is admitted at 0 and
+// nobody and admits nobody" (docs/engine.md §4). s0 is admitted at 0 and
 // goes to `gate` for 2 before decoding 1; s1 joins at 1 and decodes 1.
 //
 //	0  turn 0 → 1: admit s0 (no token: it runs gate); kept: turn 1
@@ -746,7 +746,7 @@ func TestRenewalFirstArrivalAfterOneGap(t *testing.T) {
 
 // A finite run (`--arrivals N`): exactly N arrivals, then drain; the
 // report's `end` is when the last session ends; the horizon is a deadline
-// (spec/language.md §11, spec/cli.md §4). renewal(2) with each session
+// (docs/language.md §5, docs/cli.md §2). renewal(2) with each session
 // serving 5: arrivals at 2, 4, 6, …; with N = 3 the sessions end at 7, 9,
 // 11.
 func TestFiniteRunEndsWhenTheLastSessionEnds(t *testing.T) {

@@ -3,7 +3,8 @@ package interp_test
 // Deterministic checks of `release`, `load`, `transfer` and `lease`, the
 // statements a KV transfer between prefill and decode instances is written
 // with, and of the coupling they let a P/D program state: the behaviours
-// T1–T22 of spec/pd.md §2, translated to the newest dialect. Every fixture
+// T1–T22 of the reference's tests/pd_semantics.rs (docs/validation.md, "The
+// reference's P/D behaviours"), translated to the newest dialect. Every fixture
 // is a `fn main()` program whose svc, gate, prefill, link and decode stages
 // are `delay` stages; `serial` is 0, 1, 2…; the three fixtures that used
 // `stage engine : step` run on an engine `E` on a device `gpu` whose memory

@@ -7,7 +7,7 @@ import (
 )
 
 // Pools: holds, admission queues, per-session prefix caches, leases and
-// preemption (spec/engine.md §5, §7).
+// preemption (docs/engine.md §3, §3.2).
 //
 // Units are float64. A pool with a block rounds allocations up and cache
 // entries down to whole blocks. The invariant is used + cached ≤ cap, where

@@ -2,12 +2,12 @@ package interp
 
 import "strconv"
 
-// ReportVersion is the version of the JSON report's shape (cli.md §7):
+// ReportVersion is the version of the JSON report's shape (docs/cli.md §5):
 // renaming, removing or retyping a field bumps it; adding one does not.
 const ReportVersion = 1
 
 // Report is what a run reports: the run line, the observes, gauges,
-// claims, stages and pools, field for field as the JSON report of cli.md §7
+// claims, stages and pools, field for field as the JSON report of docs/cli.md §5
 // holds them and in its order. It is plain data; cmd/serq renders it as
 // text, JSON or --dump CSVs. Float fields may be NaN or ±Inf (JSON null).
 type Report struct {

@@ -46,7 +46,7 @@ func (s *stream) seed(seed, kind, a, b uint64) {
 // u returns a uniform number in [0, 1).
 func (s *stream) u() float64 { return s.r.Float64() }
 
-// draw samples a distribution exactly as spec/language.md §8 defines it.
+// draw samples a distribution exactly as docs/language.md §6.4 defines it.
 func draw(f model.Func, args []float64, s *stream) float64 {
 	switch f {
 	case model.DExp:

@@ -163,7 +163,7 @@ func (s *Sim) makeReady(ss *session) {
 }
 
 // settle runs ready sessions until none is ready, then lets pools and
-// engines act (spec/engine.md §13).
+// engines act (docs/engine.md §1).
 func (s *Sim) settle() {
 	for s.err == nil {
 		for s.readyHead < len(s.ready) && s.err == nil {

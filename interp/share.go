@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Flow rates over shared ps stages (engine spec §10).
+// Flow rates over shared ps stages (docs/engine.md §2).
 //
 // A flow is one job holding several ps(φ) stages at once, its remaining work
 // falling at a single rate r_f. The program's `share` declaration decides

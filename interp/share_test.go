@@ -121,7 +121,7 @@ func checkRates(t *testing.T, name string, got, want []float64) {
 	}
 }
 
-// §10 example (a): two work-1 flows share an egress of φ=1, each with its
+// Max-min example (a) (docs/engine.md §2): two work-1 flows share an egress of φ=1, each with its
 // own ingress of φ=1, both starting at t=1: 1/2 each, both end at 3.
 func TestShareEgressExample(t *testing.T) {
 	const egress, in1, in2 = 0, 1, 2
@@ -142,7 +142,7 @@ func TestShareEgressExample(t *testing.T) {
 	}
 }
 
-// §10 example (b): A (φ=1) carries f1, f2; B (φ=2) carries f1, f3; all
+// Max-min example (b): A (φ=1) carries f1, f2; B (φ=2) carries f1, f3; all
 // work 1 from t=0.
 func TestShareTwoStageExample(t *testing.T) {
 	const A, B = 0, 1

@@ -1,6 +1,6 @@
 package interp
 
-// Statistics accumulators for the report (cli.md §9).
+// Statistics accumulators for the report (docs/language.md §7).
 //
 // Every accumulator is cheap to feed: adding a sample or recording a change
 // is O(1) amortised and allocates only when a backing slice grows. The

@@ -40,7 +40,8 @@ func (l *lowerer) bodies() {
 	}
 	l.workloadBody()
 	l.checkRevealed(p.Server)
-	// The automatic observes of DEVELOPERS.md decision 3.
+	// The automatic observes (docs/semantics.md, "Requests and their
+	// automatic observes").
 	if p.Server != nil {
 		if _, ok := l.observes["ttft"]; !ok && l.hasDecodeRun() {
 			p.AutoTTFT = l.newObserve("ttft")
@@ -469,7 +470,7 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 	if !reach(s.Stmts) {
 		errorf(s.Pos, "every path of a schedule must reach an `advance running` or an `admit waiting`")
 	}
-	// The two lowerings with no body (spec/engine.md §4.4).
+	// The two lowerings with no body (the first two schedules of docs/engine.md §4.1).
 	if len(s.Stmts) == 2 {
 		adm, ok2 := s.Stmts[1].(*AdmitStmt)
 		if ok2 && adm.Only == nil && adm.While != nil {

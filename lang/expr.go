@@ -12,7 +12,7 @@ import (
 )
 
 // moment is when an expression is evaluated; it decides which context
-// variables, attributes and observables it may read (spec/language.md §9).
+// variables, attributes and observables it may read (docs/language.md §6.5).
 type moment int
 
 const (
@@ -78,7 +78,7 @@ func (m moment) scheduler() bool {
 // draws reports whether an expression of the moment may draw: statements,
 // the workload, and the machine's own quantities (an engine's `tokens cap`
 // and `execute`, a ps capacity), which draw from the machine stream
-// (spec/language.md §12).
+// (docs/language.md §6.4 and §8).
 func (m moment) draws() bool {
 	switch m {
 	case momSession, momInitTurn, momEngBudget, momEngCost, momPs:

@@ -11,7 +11,7 @@ import (
 )
 
 // An instance file fixes a program's inputs and run settings outside the
-// program (spec/cli.md §4): `let NAME = expr;` entries, each binding an
+// program (docs/cli.md §2): `let NAME = expr;` entries, each binding an
 // input the program declares with args.number, and at most one
 // `run { horizon X; warmup Y; seed Z; arrivals N; }`.
 

@@ -123,7 +123,7 @@ func TestSeedTransfer(t *testing.T) {
 }
 
 // TestSeedAutoObserves checks the automatic `ttft` and `response` of
-// spec/language.md §13: the seed observes neither itself.
+// docs/semantics.md ("Requests and their automatic observes"): the seed observes neither itself.
 func TestSeedAutoObserves(t *testing.T) {
 	p := loadSeed(t)
 	for _, o := range []struct {
@@ -201,7 +201,7 @@ func TestSeedInputErrors(t *testing.T) {
 	}
 }
 
-// TestTransferSugar is T11 of spec/pd.md: `transfer (1) from memP to memD
+// TestTransferSugar is T11 of the reference's P/D behaviours (docs/validation.md): `transfer (1) from memP to memD
 // (9)` lowers to exactly `run link (1); load memD (9); release memP;`.
 func TestTransferSugar(t *testing.T) {
 	const prog = `fn main() {

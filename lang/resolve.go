@@ -255,7 +255,7 @@ func (l *lowerer) member(fam int, idx *model.Expr, kind resKind) (resolved, bool
 }
 
 // implicitTool declares the delay stage `tool` a program uses without
-// declaring it (DEVELOPERS.md decision 4).
+// declaring it (docs/semantics.md, "Requests and their automatic observes").
 func (l *lowerer) implicitTool() int {
 	if l.toolFam < 0 {
 		l.toolFam = l.newStageFam("tool", 1, false, model.Delay, 0, nil, l.workloadPos())

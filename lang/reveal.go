@@ -11,7 +11,7 @@ import (
 // know it. The server may compute with it, but may decide on it — a
 // branch or while guard, a choose, a grow or load amount, an index — only
 // once a run whose work reads it has ended: the run's length revealed it
-// (spec/language.md §10). checkRevealed follows each path of the server
+// (docs/semantics.md, "Hidden attributes"). checkRevealed follows each path of the server
 // part of a turn, entries inlined:
 //
 //   - taint[a] is the set of hidden attributes a derives from: a hidden

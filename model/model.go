@@ -68,7 +68,7 @@ type Program struct {
 
 	// Built-in attribute slots, for the interpreter.
 	Builtin Builtins `json:"builtins"`
-	// Automatic observes (DEVELOPERS.md decision 3): -1 when the program
+	// Automatic observes (docs/semantics.md, "Requests and their automatic observes"): -1 when the program
 	// observes the name itself.
 	AutoTTFT     int `json:"auto_ttft"`
 	AutoResponse int `json:"auto_response"`

@@ -35,8 +35,8 @@ type KeyMap struct {
 	Quit       key.Binding
 }
 
-// DefaultKeyMap returns the bindings of house-style C1: space, n, →,
-// +/-, digits for panes, tab, ? and q.
+// DefaultKeyMap returns the default bindings: space, n, →, +/-, digits
+// for panes, tab, ? and q (the keys a first-time user tries).
 func DefaultKeyMap() *KeyMap {
 	return &KeyMap{
 		Run:        key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "run/pause")),

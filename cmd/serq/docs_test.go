@@ -2,7 +2,10 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -46,4 +49,79 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// TestCommentsCiteTheDocs keeps the code's citations true: every
+// `docs/NAME.md` a comment of a .go or .sq file names exists, every section
+// cited after it (`§4`, `§3.2`, `§3–4`) is a heading of that file, and so is
+// every quoted heading (`docs/semantics.md, "Hidden attributes"`). No
+// comment cites a specification outside the repository (spec/*.md).
+func TestCommentsCiteTheDocs(t *testing.T) {
+	cite := regexp.MustCompile(`docs/([a-z_-]+)\.md((?:,? ?§[\d.]+(?:–[\d.]+)?)*)(?:,? \(?"([^"]+)")?`)
+	section := regexp.MustCompile(`[\d.]+`)
+	joinComments := regexp.MustCompile(`\n[ \t]*// ?`)
+	headings := map[string]map[string]bool{}
+	checked := 0
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != "../.." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || (!strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, ".sq")) {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		text := joinComments.ReplaceAllString(string(b), " ")
+		for _, bad := range []string{"spec/cli.md", "spec/engine.md", "spec/language.md", "spec/pd.md", "DEVELOPERS.md", "house-style"} {
+			if strings.Contains(text, bad) && !strings.HasSuffix(path, "docs_test.go") {
+				t.Errorf("%s cites %s, which is not in the repository", path, bad)
+			}
+		}
+		for _, m := range cite.FindAllStringSubmatch(text, -1) {
+			name := m[1]
+			hs, ok := headings[name]
+			if !ok {
+				doc, err := os.ReadFile("../../docs/" + name + ".md")
+				if err != nil {
+					t.Errorf("%s cites docs/%s.md, which does not exist", path, name)
+					continue
+				}
+				hs = map[string]bool{}
+				for _, line := range strings.Split(string(doc), "\n") {
+					if h, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok && strings.HasPrefix(line, "#") {
+						hs[h] = true
+						if num, title, ok := strings.Cut(h, " "); ok && strings.Trim(num, "0123456789.") == "" {
+							hs["§"+strings.TrimSuffix(num, ".")] = true
+							hs[title] = true
+						}
+					}
+				}
+				headings[name] = hs
+			}
+			for _, sec := range section.FindAllString(m[2], -1) {
+				if sec = strings.TrimSuffix(sec, "."); !hs["§"+sec] {
+					t.Errorf("%s cites docs/%s.md §%s, which has no such section", path, name, sec)
+				}
+				checked++
+			}
+			if m[3] != "" {
+				if !hs[m[3]] {
+					t.Errorf("%s cites docs/%s.md %q, which has no such heading", path, name, m[3])
+				}
+				checked++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 40 {
+		t.Errorf("%d citations of a section checked; the code cites more", checked)
+	}
 }

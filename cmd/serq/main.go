@@ -969,7 +969,7 @@ var instanceSettings = map[string][]string{
 // at its place on the command line: its lets become `--set`s and its run
 // block `--horizon`, `--warmup`, `--seed`, `--arrivals`. A later flag or
 // `--set` therefore beats the instance, and the instance beats anything
-// earlier (spec/cli.md §4). Settings the command does not take are
+// earlier (docs/cli.md §2). Settings the command does not take are
 // ignored.
 func expandInstances(flags []string) ([]string, error) {
 	if !slices.ContainsFunc(flags, func(a string) bool { return a == "--instance" || strings.HasPrefix(a, "--instance=") }) {

@@ -1,7 +1,7 @@
 package main
 
-// Rendering of a run's report: the text report (cli.md §6), the one-line
-// JSON report (§7) and the --dump CSVs (§8).
+// Rendering of a run's report: the text report (docs/cli.md §4), the
+// one-line JSON report (§5) and the --dump CSVs (§6).
 //
 // Numbers are printed the way the reference implementation (Rust) prints
 // them: `{}` is the shortest decimal that reads back as the same float,
@@ -69,7 +69,7 @@ func rptAppendFloat(b []byte, x float64) []byte {
 
 // ------------------------------------------------------------- text ----
 
-// writeText writes the text report of cli.md §6: the run line, then the
+// writeText writes the text report of docs/cli.md §4: the run line, then the
 // observe, gauge, claim, stage, step and pool tables that have rows, each
 // after a blank line, and the note lines.
 func writeText(w io.Writer, r *interp.Report) error {
@@ -325,7 +325,7 @@ func (t *rptTable) line(b *bytes.Buffer, width []int, cells []string) {
 
 // ------------------------------------------------------------- JSON ----
 
-// writeJSON writes the JSON report of cli.md §7 as one compact line and a
+// writeJSON writes the JSON report of docs/cli.md §5 as one compact line and a
 // newline: keys in the fixed order, non-finite floats as null, floats as
 // the shortest round-trip decimal without exponent, counters as integers,
 // `index` null for a single resource, `claims` only when there are claims.
@@ -550,7 +550,7 @@ func (j *rptJSON) str(s string) {
 
 // ------------------------------------------------------------- dump ----
 
-// writeDump writes the --dump files of cli.md §8 into dir (created like
+// writeDump writes the --dump files of docs/cli.md §6 into dir (created like
 // mkdir -p): DIR/<observe>.csv for every observe, samples or not, with
 // header `time,session,turn,value`; and, when there are gauges,
 // DIR/gauge/<gauge>.csv with header `time,value` and the change points.

@@ -61,7 +61,7 @@ func TestFixed(t *testing.T) {
 	}
 }
 
-// The text report of the getting-started sample (cli.md §6), byte for byte.
+// The text report of the getting-started sample (docs/cli.md §4), byte for byte.
 func TestWriteTextSample(t *testing.T) {
 	r := &interp.Report{
 		Horizon: 250000, End: 250000, Warmup: 25000, Seed: 1,
