@@ -494,7 +494,7 @@ func (s *Sim) serve(e *engine, r *session, only *model.Expr) {
 		hp := &h.pools[i]
 		pos = hp.pos
 		need := pos + tok - hp.alloc
-		if need > 1e-9 {
+		if need > unitTol {
 			r.growHold, r.growIdx, r.growBy = h, i, need
 			switch s.tryGrowEngine(e, r) {
 			case growSelf:
@@ -679,7 +679,7 @@ func (s *Sim) iterEnd(idx int, epoch uint32) {
 			}
 			r.lastTok = s.now
 		}
-		if j.rem <= 1e-9 {
+		if j.rem <= unitTol {
 			if j.mode == model.ModePrefill {
 				r.lastTok = s.now
 			}

@@ -141,7 +141,7 @@ func (s *Sim) fits(h *holdInst) bool {
 		if pl.m.ReserveHeld {
 			need += s.outstanding(pl, nil)
 		}
-		if pl.used+need > pl.cap+1e-9 {
+		if pl.used+need > pl.cap+unitTol {
 			return false
 		}
 	}
@@ -210,7 +210,7 @@ func (s *Sim) admit(h *holdInst) {
 				e.size -= consumed
 				pl.cached -= consumed
 				e.dead = true
-				if e.size <= 1e-9 {
+				if e.size <= unitTol {
 					e.gone = true
 					pl.cached -= e.size
 					e.size = 0
@@ -355,7 +355,7 @@ func (s *Sim) releasePool(h *holdInst, i int, cacheL float64, hasCache bool) {
 	pl := &s.pools[hp.pool]
 	s.trace(h.owner, "released", pl.m.Label, hp.alloc)
 	pl.used -= hp.alloc
-	if pl.used < 1e-9 {
+	if pl.used < unitTol {
 		pl.used = math.Max(0, pl.used)
 	}
 	if !holdsPool(h.owner, hp.pool) {
@@ -416,8 +416,7 @@ func (s *Sim) endLease(ss *session, h *holdInst) {
 }
 
 func (s *Sim) scheduleLease(h *holdInst) {
-	s.schedule(h.leaseEnd, evLeaseEnd, 0, h.leaseGen, nil)
-	s.cal[s.lastScheduled].h = h
+	s.push(event{t: h.leaseEnd, kind: evLeaseEnd, epoch: h.leaseGen, h: h})
 }
 
 // leaseEnd expires a lease whose time is up, wherever it now belongs.
@@ -485,7 +484,7 @@ func (s *Sim) load(ss *session, st *model.Stmt) {
 		return
 	}
 	hp := &h.pools[i]
-	if hp.pos+n > hp.alloc+1e-9 {
+	if hp.pos+n > hp.alloc+unitTol {
 		s.fail(ss, st.Pos, "`load %s (%s)` must fit the allocation: the hold has %s and has computed %s", s.pools[p].m.Label, fmtNum(n), fmtNum(hp.alloc), fmtNum(hp.pos))
 		return
 	}
@@ -603,7 +602,7 @@ func (s *Sim) growFits(pl *pool, h *holdInst, need float64) bool {
 	if pl.m.ReserveHeld {
 		others = s.outstanding(pl, h)
 	}
-	return pl.used+need+others <= pl.cap+1e-9
+	return pl.used+need+others <= pl.cap+unitTol
 }
 
 // retryGrowers lets stalled growers of a pool grow, in stall order.
@@ -713,7 +712,7 @@ func (s *Sim) preempt(v *session, pl *pool) {
 	// stuck: preempted again without passing its previous position; the
 	// session counts once however often it comes back to the same place
 	stuck := target.stuck
-	if target.resume && pos <= target.lastPos+1e-9 && !stuck {
+	if target.resume && pos <= target.lastPos+unitTol && !stuck {
 		pl.stuck++
 		stuck = true
 	}

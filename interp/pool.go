@@ -102,14 +102,14 @@ func (pl *pool) resetStats(now float64) {
 
 func (pl *pool) roundUp(x float64) float64 {
 	if pl.block > 0 {
-		return math.Ceil(x/pl.block-1e-9) * pl.block
+		return math.Ceil(x/pl.block-blockTol) * pl.block
 	}
 	return x
 }
 
 func (pl *pool) roundDown(x float64) float64 {
 	if pl.block > 0 {
-		return math.Floor(x/pl.block+1e-9) * pl.block
+		return math.Floor(x/pl.block+blockTol) * pl.block
 	}
 	return x
 }
@@ -193,7 +193,7 @@ func (s *Sim) leasesOf(p int) (n int, oldest float64) {
 func (s *Sim) evict(pl *pool, need float64) {
 	s.poolVer++
 	excess := pl.used + pl.cached + need - pl.cap
-	for excess > 1e-9 && pl.cached > 0 {
+	for excess > unitTol && pl.cached > 0 {
 		e := s.victimEntry(pl)
 		if e == nil {
 			return
@@ -208,7 +208,7 @@ func (s *Sim) evict(pl *pool, need float64) {
 		if s.warm {
 			pl.evictU += take
 		}
-		if e.size <= 1e-9 {
+		if e.size <= unitTol {
 			e.gone = true
 			pl.cached -= e.size
 			e.size = 0

@@ -68,9 +68,11 @@ const (
 	evFlowDone        // a flow ends; s, gen
 	evWarmup
 	evIterEnd  // an engine iteration ends; id = stage, epoch
-	evLeaseEnd // a lease expires; s, gen = lease id
+	evLeaseEnd // a lease expires; h, epoch = the hold's lease generation
 )
 
+// event is a pending event of the calendar; which fields it uses depends
+// on its kind.
 type event struct {
 	t     float64
 	seq   uint64
@@ -81,65 +83,78 @@ type event struct {
 	h     *holdInst
 }
 
-// Sim is one simulation run.
+// Sim is one simulation run: the lowered program, the calendar of pending
+// events and the state of every session, stage, pool and engine. It is
+// driven by Step (or Run); it prints nothing and opens no file.
 type Sim struct {
 	p   *model.Program
 	opt Options
 
-	now    float64
-	seq    uint64
-	cal    []event
-	events uint64
+	// The clock and the calendar.
+	now    float64 // simulated time of the event being handled
+	seq    uint64  // last sequence number given to an event or a cache entry: ties break by it
+	cal    []event // pending events, a binary heap ordered by evLess
+	events uint64  // events handled so far
 
-	ready     []*session
-	readyHead int
-	live      []*session
-	free      []*session
+	// Sessions.
+	ready     []*session // sessions ready to run, in the order they became ready
+	readyHead int        // the first of ready not yet run in this settle
+	live      []*session // sessions that arrived and have not ended (no fork legs)
+	free      []*session // ended sessions kept for reuse by the next arrival
+	zero      *session   // a session whose attributes are all 0: what an ended session reads (attrsOf)
+	threads   []*session // allThreads' buffer: live sessions and running legs
+	legsLive  []*session // fork legs still running
+	admSeq    uint64     // admissions so far: the `admission` sequence of the last one
 
+	// Counts and the end of the run.
 	arrivals uint64
 	ended    uint64
 	turns    uint64
-	liveAvg  TimeIntegral
-	warm     bool
-	draining bool // --arrivals reached: no more arrivals
-	finished bool
-	end      float64
-	err      error
+	liveAvg  TimeIntegral // sessions live over time, for the report's mean live
+	warm     bool         // past the warm-up: statistics are kept
+	draining bool         // --arrivals reached: no more arrivals
+	finished bool         // the run is over (horizon, drain or deadlock)
+	end      float64      // the time the run ended
+	err      error        // the failure that stopped the run, a *RunError or *ProgressError
 
+	// The deployment.
 	stages []stage
-	flows  flowSet
+	flows  flowSet // flows across ps stages (flow.go, share.go)
 	pools  []pool
 	engs   []engine
 
-	obs    []ObserveStat
-	gauges []TimeAvg
+	// Statistics.
+	obs      []ObserveStat
+	gauges   []TimeAvg
+	claims   []claimState
+	claimObs []chunkLog[float64] // every sample (warm-up included) of the observes claims aggregate
+	keepObs  []bool              // by observe slot: a claim aggregates it, so claimObs keeps its samples
+	// The gauges are read after each event only if a pool changed
+	// (gaugePoolOnly: the gauge reads only pools) or always.
+	poolVer       uint64 // bumped by every change of a pool's state
+	gaugeVer      uint64 // poolVer at the last gauge reading
+	gaugePoolOnly []bool // by gauge: it reads only pool observables
 
-	arrStream     *stream
-	machineStream *stream
+	// Random streams not of a session (rng.go).
+	arrStream     *stream // arrivals
+	machineStream *stream // the machine's draws: an engine's `tokens cap` and `execute`, a ps capacity
 
-	ctx    [model.NumCtx]float64
-	curEng *engine
-
-	lastScheduled  int
+	// Evaluation context.
+	ctx    [model.NumCtx]float64 // the context variables (model.Ctx) being read
+	curEng *engine               // the engine whose clause is being evaluated (registers, budget_left)
+	// While an engine admits, budget_left of budgetEngine is
+	// budgetOverride, the budget the iteration has left.
 	budgetOverride float64
 	budgetEngine   *engine
-	tracer         func(TraceEvent)
 	stmtPos        model.Pos // the statement being executed, for run errors that have no other position
 	traceData      *traceData
-	poolVer        uint64 // bumped by every change of a pool's state
-	gaugeVer       uint64 // poolVer at the last gauge reading
-	gaugePoolOnly  []bool
-	claims         []claimState
-	claimObs       []chunkLog[float64] // every sample (warm-up included) of the observes claims aggregate
-	keepObs        []bool
-	admSeq         uint64
-	zero           *session
-	threads        []*session
-	legsLive       []*session
-	choiceKeys     []string // the keys of a `choose` being traced (debug.go)
-	traceIters     bool     // trace every engine iteration's batch
-	keys           keyMins  // the key-tuple picks' buffers
-	progress       progressGuard
+	keys           keyMins // the key-tuple picks' buffers
+
+	// The driver's: tracing and guards.
+	tracer     func(TraceEvent)
+	choiceKeys []string // the keys of a `choose` being traced (debug.go)
+	traceIters bool     // trace every engine iteration's batch
+	progress   progressGuard
 }
 
 // New prepares a run of p.
@@ -211,9 +226,17 @@ func (s *Sim) NextTime() float64 {
 	return s.cal[0].t
 }
 
+// schedule adds an event of kind k at time t to the calendar.
 func (s *Sim) schedule(t float64, k evKind, id int32, epoch uint32, ss *session) {
+	s.push(event{t: t, kind: k, id: id, epoch: epoch, s: ss})
+}
+
+// push adds ev to the calendar (a binary heap ordered by evLess), after
+// the events already scheduled at its time.
+func (s *Sim) push(ev event) {
 	s.seq++
-	s.cal = append(s.cal, event{t: t, seq: s.seq, kind: k, id: id, epoch: epoch, s: ss})
+	ev.seq = s.seq
+	s.cal = append(s.cal, ev)
 	// sift up
 	c := s.cal
 	i := len(c) - 1
@@ -225,7 +248,6 @@ func (s *Sim) schedule(t float64, k evKind, id int32, epoch uint32, ss *session)
 		c[i], c[parent] = c[parent], c[i]
 		i = parent
 	}
-	s.lastScheduled = i
 }
 
 func evLess(a, b *event) bool {

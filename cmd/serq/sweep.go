@@ -335,15 +335,16 @@ func parseVary(s string) (sweepVary, error) {
 		case (b-a)/step > maxVaryValues:
 			return v, usagef("the range --vary %s=%s has more than %d values\n%s", name, list, maxVaryValues, help)
 		}
-		// A + k·STEP, rounded to the decimals the range was written with,
-		// so that 0.1:0.5:0.1 gives 0.3 and not 0.30000000000000004.
+		// A + k·STEP up to B, rounded to the decimals the range was written
+		// with, so that 0.1:0.5:0.1 gives 0.3 and not 0.30000000000000004; a
+		// value past B by less than rangeTol steps (rounding error) is kept.
 		dec := max(decimals(parts[0]), decimals(parts[2]))
 		for k := 0; ; k++ {
 			x := a + float64(k)*step
 			if dec <= 15 {
 				x, _ = strconv.ParseFloat(strconv.FormatFloat(x, 'f', dec, 64), 64)
 			}
-			if x > b+step*1e-9 {
+			if x > b+step*rangeTol {
 				break
 			}
 			v.Values = append(v.Values, x)
@@ -366,6 +367,10 @@ func parseVary(s string) (sweepVary, error) {
 // maxVaryValues bounds a range, so that a typo in STEP is not a sweep of
 // a billion points.
 const maxVaryValues = 100000
+
+// rangeTol is the fraction of a range's STEP by which a value may pass B
+// and still be in the range.
+const rangeTol = 1e-9
 
 // decimals is the number of digits after the point in a number as
 // written (20 when it has an exponent: no rounding).
