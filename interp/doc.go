@@ -56,4 +56,31 @@
 // [New] builds a simulation, [Sim.Step] processes one event and settles,
 // [Sim.RunUntil] runs to a time, [Sim.Report] summarises. `serq run` and
 // `serq tui` drive the same loop, so stepping never changes a result.
+//
+// # Files
+//
+//   - sim.go: [Options], [RunError], the event calendar, [Run], [New] and
+//     the event loop ([Sim.Step], [Sim.RunUntil]); the fields of [Sim].
+//   - session.go: sessions as continuations, running a statement, settling.
+//   - eval.go: evaluating an expression (the operators' semantics are
+//     model.EvalOp's; eval_agree_test.go checks the two agree).
+//   - stage.go, flow.go, share.go: fifo, delay and ps stages; flows across
+//     ps stages and their max-min or bottleneck rates.
+//   - pool.go, hold.go: pools, holds, admission queues, prefix caches,
+//     growth, preemption and leases.
+//   - engine.go: engine iterations and their schedules.
+//   - claims.go: claims read at iterations and at the end.
+//   - deadlock.go, guard.go: wait cycles, and the progress guards that stop
+//     a run that would not end or would exhaust memory.
+//   - trace.go: trace workloads, read through [Options.OpenTrace].
+//   - rng.go: the random streams and the distributions.
+//   - stats.go: the statistics accumulators (means, batch-means confidence
+//     intervals, quantiles, time averages); only interp uses them.
+//   - report.go: the [Report] types and building them from a run.
+//   - tolerance.go: the tolerances of float comparisons of units and tokens.
+//   - keymin.go, chunklog.go: the key-tuple picks and the append-only logs
+//     of samples.
+//   - checkpoint.go, timeline.go: copies of a run's state, and a run that can
+//     go back ([Timeline]); snapshot.go and debug.go: what `serq tui` shows
+//     and asks of a run.
 package interp

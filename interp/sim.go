@@ -157,6 +157,18 @@ type Sim struct {
 	progress   progressGuard
 }
 
+// Run simulates p to the end and returns its report.
+func Run(ctx context.Context, p *model.Program, opt Options) (*Report, error) {
+	s, err := New(p, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Run(ctx); err != nil {
+		return nil, err
+	}
+	return s.Report(), nil
+}
+
 // New prepares a run of p.
 func New(p *model.Program, opt Options) (*Sim, error) {
 	if !(opt.Horizon > 0) || math.IsInf(opt.Horizon, 0) {
