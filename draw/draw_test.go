@@ -3,24 +3,18 @@ package draw
 import (
 	"bytes"
 	"encoding/xml"
-	"flag"
 	"fmt"
-	"github.com/serq/serq/internal/testutil"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/serq/serq/internal/testutil"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
 	"github.com/serq/serq/model"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files and docs/*.svg")
 
 // examples are the example programs, relative to this package.
 func examples(t *testing.T) []string {
@@ -38,27 +32,6 @@ func load(t *testing.T, file string) *model.Program {
 	return p
 }
 
-// golden compares got with testdata/name, or writes it under -update.
-func golden(t *testing.T, file, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test ./draw -update)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", file, diff)
-	}
-}
-
 // goldenName is the golden file of an example: examples/a/b.sq → testdata/a_b.
 func goldenName(file string) string {
 	rel := strings.TrimPrefix(filepath.ToSlash(file), "../examples/")
@@ -68,7 +41,7 @@ func goldenName(file string) string {
 func TestTextGolden(t *testing.T) {
 	for _, f := range examples(t) {
 		p := load(t, f)
-		golden(t, goldenName(f)+".txt", Text(p, 100, nil))
+		testutil.Golden(t, goldenName(f)+".txt", []byte(Text(p, 100, nil)))
 	}
 }
 
@@ -79,8 +52,8 @@ func (fakeLive) StageLine(stage int) string { return "busy " + strconv.Itoa(stag
 
 func TestTextNarrowAndLive(t *testing.T) {
 	p := load(t, "../examples/pd-disaggregation/llmd_nixl_pull.sq")
-	golden(t, "testdata/pull_w60.txt", Text(p, 60, nil))
-	golden(t, "testdata/pull_live.txt", Text(p, 100, fakeLive{}))
+	testutil.Golden(t, "testdata/pull_w60.txt", []byte(Text(p, 60, nil)))
+	testutil.Golden(t, "testdata/pull_live.txt", []byte(Text(p, 100, fakeLive{})))
 }
 
 // node is a parsed XML element.
@@ -179,7 +152,7 @@ func TestSVGStructure(t *testing.T) {
 		})
 		var out strings.Builder
 		outline(root, 0, &out)
-		golden(t, goldenName(f)+".svg.outline", out.String())
+		testutil.Golden(t, goldenName(f)+".svg.outline", []byte(out.String()))
 	}
 }
 
@@ -287,7 +260,7 @@ func TestSVGSeed(t *testing.T) {
 func TestDocs(t *testing.T) {
 	for _, name := range []string{"llmd_nixl_pull", "vllm_nixl_push"} {
 		got := SVG(load(t, "../examples/pd-disaggregation/"+name+".sq"))
-		golden(t, "../docs/"+name+".svg", string(got))
+		testutil.Golden(t, "../docs/"+name+".svg", got)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/serq/serq/internal/testutil"
 )
 
 // tikzCommand is a drawing command of the picture: its style and, for a
@@ -60,7 +62,7 @@ func TestTikZStructure(t *testing.T) {
 		if err := balanced(string(src)); err != "" {
 			t.Errorf("%s: %s", f, err)
 		}
-		golden(t, goldenName(f)+".tikz.outline", tikzOutline(t, f, src))
+		testutil.Golden(t, goldenName(f)+".tikz.outline", []byte(tikzOutline(t, f, src)))
 	}
 }
 

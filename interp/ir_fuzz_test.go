@@ -2,14 +2,12 @@ package interp_test
 
 import (
 	"encoding/json"
-	"github.com/serq/serq/internal/testutil"
-	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/serq/serq/draw"
+	"github.com/serq/serq/internal/testutil"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
@@ -37,22 +35,12 @@ func irSeeds(f *testing.F) [][]byte {
 		f.Fatal(err)
 	}
 	add(p)
-	err = filepath.WalkDir("../examples", func(path string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() && d.Name() == "instances" {
-			return filepath.SkipDir
-		}
-		if err != nil || !strings.HasSuffix(path, ".sq") {
-			return err
-		}
+	for _, path := range testutil.Examples(f, "../examples") {
 		p, err := lang.Load(path, lang.Options{Lib: lib.FS})
 		if err != nil {
-			return err
+			f.Fatal(err)
 		}
 		add(p)
-		return nil
-	})
-	if err != nil {
-		f.Fatal(err)
 	}
 	// Deep nesting and wide defs just inside the loader's limits.
 	for _, src := range testutil.HostileSeeds() {

@@ -25,7 +25,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/serq/serq/internal/testutil"
 	"maps"
 	"math"
 	"slices"
@@ -33,6 +32,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serq/serq/internal/testutil"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"

@@ -17,17 +17,13 @@ import (
 // horizon, a bounded number of events) to a report or a run error, never
 // a panic. The corpus starts from the examples.
 func FuzzRun(f *testing.F) {
-	_ = filepath.WalkDir("../examples", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() && d.Name() == "instances" {
-			return filepath.SkipDir
+	for _, p := range testutil.Examples(f, "../examples") {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
 		}
-		if err == nil && strings.HasSuffix(p, ".sq") {
-			if b, err := os.ReadFile(p); err == nil {
-				f.Add(b)
-			}
-		}
-		return nil
-	})
+		f.Add(b)
+	}
 	for _, b := range testutil.HostileSeeds() {
 		f.Add(b)
 	}

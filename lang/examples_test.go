@@ -1,13 +1,13 @@
 package lang
 
 import (
-	"github.com/serq/serq/internal/testutil"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/serq/serq/internal/testutil"
 	"github.com/serq/serq/lib"
 )
 

@@ -147,20 +147,7 @@ func TestFormatSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := checkFormat(t, "llmd_nixl_pull.sq", src)
-	const golden = "testdata/llmd_nixl_pull.fmt.golden"
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (go test ./lang -update)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", golden, diff)
-	}
+	testutil.Golden(t, "testdata/llmd_nixl_pull.fmt.golden", got)
 }
 
 // TestFormatLayout pins the layout rules on small programs.

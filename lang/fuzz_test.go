@@ -15,22 +15,25 @@ import (
 // must give a program or errors, never a panic. The corpus starts from the
 // example programs.
 func FuzzLoad(f *testing.F) {
-	_ = filepath.WalkDir("../examples", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".sq") {
-			if b, err := os.ReadFile(p); err == nil {
-				f.Add(b)
-			}
+	for _, p := range testutil.Examples(f, "../examples") {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
 		}
-		return nil
-	})
+		f.Add(b)
+	}
 	// and from the reference's own tests, as the conformance suite ports them
-	if files, err := filepath.Glob("../conformance/testdata/*.sq"); err == nil {
-		for _, file := range files {
-			if b, err := os.ReadFile(file); err == nil {
-				for _, chunk := range strings.Split(string(b), "\n---\n") {
-					f.Add([]byte(chunk))
-				}
-			}
+	files, err := filepath.Glob("../conformance/testdata/*.sq")
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no conformance programs to seed the corpus with (%v)", err)
+	}
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, chunk := range strings.Split(string(b), "\n---\n") {
+			f.Add([]byte(chunk))
 		}
 	}
 	f.Add([]byte("fn main() { stage s : fifo; workload { arrive poisson(1); } server { run s (cost(s, ~exp(1))); } }"))

@@ -1,10 +1,7 @@
 package lang
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,11 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/serq/serq/internal/testutil"
 	"github.com/serq/serq/lib"
 	"github.com/serq/serq/model"
 )
-
-var update = flag.Bool("update", false, "rewrite lang's golden files")
 
 // repoRoot is the repository's root: tests run in lang/.
 var repoRoot, _ = filepath.Abs("..")
@@ -24,25 +20,6 @@ var repoRoot, _ = filepath.Abs("..")
 // seed is the seed program, relative to the repository root: the path
 // `serq ir` is given in the README's commands.
 const seed = "examples/pd-disaggregation/llmd_nixl_pull.sq"
-
-// golden compares got with the golden file (relative to lang/), or
-// rewrites it under -update.
-func golden(t *testing.T, file string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test ./lang -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test ./lang -update rewrites it):\n%s", file, cmp.Diff(string(want), string(got)))
-	}
-}
 
 // loadSeed loads the seed program the way `serq ir` does when run from the
 // repository root, so that the positions in the IR name the same files.
@@ -68,13 +45,13 @@ func TestSeedIRGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, file, append(b, '\n'))
+	testutil.Golden(t, file, append(b, '\n'))
 }
 
 // TestGrammarGolden keeps the grammar's EBNF in testdata/grammar.ebnf.golden,
 // so that a change to the syntax shows in review.
 func TestGrammarGolden(t *testing.T) {
-	golden(t, filepath.Join("testdata", "grammar.ebnf.golden"), []byte(Grammar()+"\n"))
+	testutil.Golden(t, filepath.Join("testdata", "grammar.ebnf.golden"), []byte(Grammar()+"\n"))
 }
 
 // TestSeedTransfer checks the lowering of the remote decode entry's

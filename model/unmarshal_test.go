@@ -3,11 +3,11 @@ package model_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/serq/serq/internal/testutil"
 	"math"
 	"os"
 	"testing"
 
+	"github.com/serq/serq/internal/testutil"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
 	"github.com/serq/serq/model"

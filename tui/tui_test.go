@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"github.com/serq/serq/internal/testutil"
 	"math"
 	"os"
 	"reflect"
@@ -16,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/muesli/termenv"
 
+	"github.com/serq/serq/internal/testutil"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"flag"
-	"github.com/serq/serq/internal/testutil"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden reports in testdata/")
+	"github.com/serq/serq/internal/testutil"
+)
 
 // TestExampleReports runs every example for a short horizon with seed 1
 // and compares the text report with a golden file, so that a change of
@@ -25,23 +22,7 @@ func TestExampleReports(t *testing.T) {
 			if code != 0 || errs != "" {
 				t.Fatalf("serq run %s = %d, stderr %q", f, code, errs)
 			}
-			golden := filepath.Join("testdata", "run_"+name+".golden")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if out != string(want) {
-				t.Errorf("serq run %s differs from %s:\n%s", f, golden, out)
-			}
+			testutil.Golden(t, filepath.Join("testdata", "run_"+name+".golden"), []byte(out))
 		})
 	}
 }

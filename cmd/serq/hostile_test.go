@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/serq/serq/internal/testutil"
 )
 
 // The hostile corpus, testdata/hostile/*.txtar: programs, IR and
@@ -88,7 +90,7 @@ func TestHostileCorpus(t *testing.T) {
 			if code != c.exit {
 				t.Errorf("exit %d, want %d", code, c.exit)
 			}
-			if *update {
+			if testutil.Update() {
 				rewriteHostile(t, file, strings.ReplaceAll(stderr, dir, "{{dir}}"), stdout, code)
 				return
 			}

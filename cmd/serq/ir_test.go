@@ -1,11 +1,12 @@
 package main
 
 import (
-	"github.com/serq/serq/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/serq/serq/internal/testutil"
 )
 
 // irOf prints f's IR with `serq ir` into a .json file of a fresh directory.

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/serq/serq/internal/testutil"
 )
 
 // TestTarget compares `serq target` on the single-turn vLLM example and
@@ -19,20 +21,7 @@ func TestTarget(t *testing.T) {
 		if code != 0 || errs != "" {
 			t.Fatalf("serq target %s = %d, stderr %q", tt.file, code, errs)
 		}
-		golden := filepath.Join("testdata", tt.golden)
-		if *update {
-			if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run with -update to create it)", err)
-		}
-		if out != string(want) {
-			t.Errorf("serq target %s differs from %s:\n%s", tt.file, golden, out)
-		}
+		testutil.Golden(t, filepath.Join("testdata", tt.golden), []byte(out))
 	}
 }
 
