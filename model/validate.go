@@ -92,6 +92,14 @@ func (v *validator) program() {
 	default:
 		v.failf("share", "unknown share policy %q (want maxmin or bottleneck)", p.Share)
 	}
+	if r := p.Run; r != nil {
+		switch {
+		case !(r.Horizon > 0) || math.IsInf(r.Horizon, 0):
+			v.failf("run.horizon", "the horizon must be finite and > 0, not %v", r.Horizon)
+		case !(r.Warmup >= 0) || r.Warmup >= r.Horizon:
+			v.failf("run.warmup", "the warm-up must be at least 0 and below the horizon %v, not %v", r.Horizon, r.Warmup)
+		}
+	}
 	for i := range p.Stages {
 		v.stage(i)
 	}
