@@ -65,7 +65,7 @@ func TestDrawErrors(t *testing.T) {
 	}{
 		{[]string{f, "--format", "png"}, 2, "error: invalid value `png` for --format; expected svg or txt\nhelp: use --format svg\n" + usage},
 		{[]string{f, "--format"}, 2, "error: missing value for --format\nhelp: supply a value immediately after --format\n" + usage},
-		{[]string{f, "--horizon", "1"}, 2, "error: --horizon is not supported by `draw`\nhelp: --horizon applies to run, tui\n" + usage},
+		{[]string{f, "--horizon", "1"}, 2, "error: --horizon is not supported by `draw`\nhelp: --horizon applies to ir, run, tui\n" + usage},
 		{[]string{}, 2, "error: missing FILE\nhelp: supply a .sq program file\n" + usage},
 		{[]string{"no-such.sq"}, 1, "no-such.sq: cannot read: no such file or directory\n"},
 		{[]string{f, "--out", filepath.Join(t.TempDir(), "no", "dir.svg")}, 1, ""},
