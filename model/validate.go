@@ -781,12 +781,21 @@ func (v *validator) expr(path string, e *Expr, sc *scope) {
 			v.failf(path, "slot %d is no context variable (there are %d)", e.Slot, NumCtx)
 		}
 	case EReg:
-		if sc.engine < 0 {
+		eng := sc.engine
+		if eng < 0 && e.Ref != nil {
+			// a gauge names the engine's stage
+			if e.Ref.Fam < 0 || e.Ref.Fam >= len(p.StageFams) || e.Ref.Index != nil {
+				v.failf(path, "register %s names no single engine stage", slotName(e))
+				return
+			}
+			eng = p.Stages[p.StageFams[e.Ref.Fam].First].Engine
+		}
+		if eng < 0 {
 			v.failf(path, "register %s is read in %s, outside an engine", slotName(e), sc.what)
 			return
 		}
-		if n := len(p.Engines[sc.engine].Regs); e.Slot < 0 || e.Slot >= n {
-			v.failf(path, "slot %d is no register of engine %d (it has %d)", e.Slot, sc.engine, n)
+		if n := len(p.Engines[eng].Regs); e.Slot < 0 || e.Slot >= n {
+			v.failf(path, "slot %d is no register of engine %d (it has %d)", e.Slot, eng, n)
 		}
 	case EObsAgg:
 		v.observeSlot(path, e.Slot, "")
