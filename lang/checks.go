@@ -1,5 +1,11 @@
 package lang
 
+// The checks the reference's own test suite asked for (conformance/):
+// where declarations and their first sites are, notes on a def's use
+// site, the checks of claims, gauges, hidden headers, stale `set`s, a
+// schedule's caps, and the names an aggregate's index, a queue or a share
+// may not take.
+
 import (
 	"fmt"
 	"math"
