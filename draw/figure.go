@@ -1,13 +1,14 @@
 // Package draw renders a lowered serQ program as a figure of its
 // deployment: the router, each queue member as a box holding its engine,
 // its pools and its NIC, and the transfers between members, labelled in
-// the program's own names. [SVG] writes a standalone SVG image and [Text]
-// the same picture in box-drawing characters for a terminal.
+// the program's own names. [SVG] writes a standalone SVG image, [TikZ] the
+// same figure as a TikZ picture (or a LaTeX document) for slides and
+// papers, and [Text] the picture in box-drawing characters for a terminal.
 //
 // The figure is a pure function of the [model.Program]: no simulation runs
-// and the same program gives the same bytes. Both writers work from one
-// scene (see build), so the SVG and the text never disagree on what is
-// drawn; each lays it out on its own grid.
+// and the same program gives the same bytes. The writers work from one
+// scene (see build), so the SVG, the TikZ and the text never disagree on
+// what is drawn; each lays it out on its own grid.
 package draw
 
 import (

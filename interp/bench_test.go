@@ -2,6 +2,8 @@ package interp_test
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/serq/serq/interp"
@@ -53,4 +55,97 @@ func BenchmarkMM1Bare(b *testing.B) {
 func BenchmarkSeed(b *testing.B) {
 	p := loadExample(b, "pd-disaggregation/llmd_nixl_pull.sq", nil)
 	benchRun(b, p, interp.Options{Horizon: 20, Warmup: 2, Seed: 1})
+}
+
+// seedTimeline runs the seed example (horizon 2000, warm-up 200) to its
+// end on a Timeline and returns it with the run's event count.
+func seedTimeline(b *testing.B) (*interp.Timeline, uint64) {
+	b.Helper()
+	p := loadExample(b, "pd-disaggregation/llmd_nixl_pull.sq", nil)
+	s, err := interp.New(p, interp.Options{Horizon: 2000, Warmup: 200, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tl := interp.NewTimeline(s, 0)
+	for tl.Step() {
+	}
+	return tl, tl.Sim().Events()
+}
+
+// BenchmarkTimelineBack is one step back at 10 %, 50 % and 100 % of the
+// seed run (2.2 M events): a resume of the nearest checkpoint and the
+// events since it.
+func BenchmarkTimelineBack(b *testing.B) {
+	tl, total := seedTimeline(b)
+	for _, pct := range []uint64{10, 50, 100} {
+		at := total * pct / 100
+		b.Run(fmt.Sprintf("at%d%%", pct), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				tl.SeekEvent(at)
+				b.StartTimer()
+				tl.Back(1)
+			}
+		})
+	}
+}
+
+// BenchmarkTimelineSeek is a seek from the end of the seed run to 10 %,
+// 50 % and 100 % of it (backwards: the worst case is a checkpoint's span
+// of replay).
+func BenchmarkTimelineSeek(b *testing.B) {
+	tl, total := seedTimeline(b)
+	for _, pct := range []uint64{10, 50, 100} {
+		at := total*pct/100 - 1
+		b.Run(fmt.Sprintf("to%d%%", pct), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				tl.SeekEvent(total)
+				b.StartTimer()
+				tl.SeekEvent(at)
+			}
+		})
+	}
+}
+
+// BenchmarkTimelineRun is the seed run on a Timeline (checkpoints as it
+// goes) against the plain run, and the heap the checkpoints hold at the
+// end of the run (live heap with the timeline minus live heap with the
+// plain run's Sim).
+func BenchmarkTimelineRun(b *testing.B) {
+	p := loadExample(b, "pd-disaggregation/llmd_nixl_pull.sq", nil)
+	opt := interp.Options{Horizon: 2000, Warmup: 200, Seed: 1}
+	live := func(keep any) uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		runtime.KeepAlive(keep)
+		return m.HeapAlloc
+	}
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			s, _ := interp.New(p, opt)
+			for s.Step() {
+			}
+		}
+	})
+	b.Run("timeline", func(b *testing.B) {
+		var mb float64
+		for b.Loop() {
+			s, _ := interp.New(p, opt)
+			tl := interp.NewTimeline(s, 0)
+			for tl.Step() {
+			}
+			b.StopTimer()
+			with := live(tl)
+			plain, _ := interp.New(p, opt)
+			for plain.Step() {
+			}
+			tl = nil
+			without := live(plain)
+			mb = (float64(with) - float64(without)) / (1 << 20)
+			b.StartTimer()
+		}
+		b.ReportMetric(mb, "checkpoint-MB")
+	})
 }

@@ -32,7 +32,7 @@ type claimState struct {
 
 func (s *Sim) initClaims() {
 	s.claims = make([]claimState, len(s.p.Claims))
-	s.claimObs = make([][]float64, len(s.p.Observes))
+	s.claimObs = make([]chunkLog[float64], len(s.p.Observes))
 	s.keepObs = make([]bool, len(s.p.Observes))
 	for _, c := range s.p.Claims {
 		c.Expr.Walk(func(e *model.Expr) bool {
@@ -99,7 +99,7 @@ func (s *Sim) claimIteration(e *engine) {
 
 // obsAggregate is an aggregate of every sample of an observe.
 func (s *Sim) obsAggregate(f model.Func, slot int) float64 {
-	xs := s.claimObs[slot]
+	xs := s.claimObs[slot].appendTo(nil)
 	switch f {
 	case model.CCount:
 		return float64(len(xs))

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/serq/serq/model"
@@ -309,6 +310,10 @@ func (s *Sim) attempt(e *engine) {
 		e.decStepW.Add(T)
 	}
 	e.stage.util.Set(s.now, 1)
+	if s.traceIters && s.tracer != nil {
+		s.traceDetail(nil, "iteration on", e.stage.m.Label, T,
+			fmt.Sprintf("batch of %d: %s prefill tokens, %s decode(s), %s tokens", len(e.assign), fmtNum(float64(npre)), fmtNum(float64(ndec)), fmtNum(ntok)))
+	}
 	s.schedule(s.now+T, evIterEnd, int32(e.idx), e.epoch, nil)
 }
 
@@ -687,6 +692,13 @@ func (s *Sim) iterEnd(idx int, epoch uint32) {
 func (s *Sim) leaveEngine(e *engine, r *session) {
 	e.res = without(e.res, r)
 	stg := e.stage
+	if s.tracer != nil {
+		what := "finished decode on"
+		if r.job.mode == model.ModePrefill {
+			what = "finished prefill on"
+		}
+		s.trace(r, what, stg.m.Label, 0)
+	}
 	stg.present--
 	stg.num.Set(s.now, float64(stg.present))
 	if s.warm {

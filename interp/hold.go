@@ -1,7 +1,9 @@
 package interp
 
 import (
+	"fmt"
 	"math"
+	"slices"
 
 	"github.com/serq/serq/model"
 )
@@ -66,6 +68,9 @@ func (s *Sim) hold(ss *session, st *model.Stmt) bool {
 	} else {
 		first.queue = append(first.queue, h)
 	}
+	if len(first.queue) > 1 && s.tracer != nil {
+		s.traceDetail(ss, "queued at", first.m.Label, 0, fmt.Sprintf("behind %d", slices.Index(first.queue, h)))
+	}
 	s.poolChanged(first)
 	ss.state = sBlocked
 	ss.waitingHold = true
@@ -90,7 +95,9 @@ func pureDemand(e *model.Expr) bool {
 func (s *Sim) demand(ss *session, h *holdInst, i int) float64 {
 	hp := &h.st.Holds[i]
 	u := s.eval(hp.Units, ss)
-	if hp.Reserve != nil {
+	if hp.Reserve != nil && !(math.IsNaN(u) || u < 0) {
+		// Negative or NaN units are refused whatever the reserve: the
+		// maximum would hide them, and `used` would go negative.
 		u = math.Max(u, s.eval(hp.Reserve, ss))
 	}
 	return u
@@ -346,6 +353,7 @@ func (s *Sim) releasePool(h *holdInst, i int, cacheL float64, hasCache bool) {
 	}
 	hp.released = true
 	pl := &s.pools[hp.pool]
+	s.trace(h.owner, "released", pl.m.Label, hp.alloc)
 	pl.used -= hp.alloc
 	if pl.used < 1e-9 {
 		pl.used = math.Max(0, pl.used)
@@ -354,7 +362,11 @@ func (s *Sim) releasePool(h *holdInst, i int, cacheL float64, hasCache bool) {
 		pl.holders--
 	}
 	if hasCache {
-		s.cacheAt(h.owner, pl, math.Min(cacheL, computedPos(h, i)))
+		n := math.Min(cacheL, computedPos(h, i))
+		s.cacheAt(h.owner, pl, n)
+		if n > 0 {
+			s.trace(h.owner, "cached at", pl.m.Label, pl.roundDown(n))
+		}
 	}
 	hp.alloc = 0
 	s.poolChanged(pl)
@@ -395,7 +407,10 @@ func (s *Sim) dropHold(ss *session, h *holdInst) { ss.holds = without(ss.holds, 
 func (s *Sim) endLease(ss *session, h *holdInst) {
 	ss.leases = without(ss.leases, h)
 	h.leaseGen++
-	s.trace(ss, "ended the lease at", s.pools[h.pools[h.leased].pool].m.Label, h.pools[h.leased].alloc)
+	if s.tracer != nil {
+		s.traceDetail(ss, "lease ended", s.pools[h.pools[h.leased].pool].m.Label, s.now-h.leaseStart,
+			fmtNum(h.pools[h.leased].alloc)+" units")
+	}
 	s.releasePool(h, h.leased, h.cacheL, h.st.HasCache)
 	s.admitSettle()
 }

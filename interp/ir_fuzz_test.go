@@ -54,6 +54,12 @@ func irSeeds(f *testing.F) [][]byte {
 	if err != nil {
 		f.Fatal(err)
 	}
+	// Deep nesting and wide defs just inside the loader's limits.
+	for _, src := range testutil.HostileSeeds() {
+		if p, err := lang.LoadSource("hostile.sq", src, lang.Options{}); err == nil {
+			add(p)
+		}
+	}
 	return seeds
 }
 

@@ -158,8 +158,35 @@ func (s *Sim) poolObservable(pl *pool, f model.Func, ss *session) float64 {
 		return float64(pl.holders)
 	case model.PQueued:
 		return float64(len(pl.queue))
+	case model.PLeases, model.PLeaseAge:
+		n, oldest := s.leasesOf(pl.index)
+		if f == model.PLeases {
+			return float64(n)
+		}
+		if n == 0 {
+			return 0
+		}
+		return s.now - oldest
 	}
 	return 0
+}
+
+// leasesOf counts the live leases of pool p and finds the start of the
+// oldest (for the debugger's built-ins and the why pane).
+func (s *Sim) leasesOf(p int) (n int, oldest float64) {
+	for _, list := range [2][]*session{s.live, s.legsLive} {
+		for _, t := range list {
+			for _, l := range t.leases {
+				if l.leased >= 0 && l.pools[l.leased].pool == p {
+					if n == 0 || l.leaseStart < oldest {
+						oldest = l.leaseStart
+					}
+					n++
+				}
+			}
+		}
+	}
+	return n, oldest
 }
 
 // evict frees cache until need more units fit beside used and cached.

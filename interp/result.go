@@ -80,22 +80,7 @@ func (s *Sim) Report() *Report {
 		}
 		r.Stages = append(r.Stages, row)
 	}
-	// over_cap: the head of a pool's queue asks some pool of its hold for
-	// more than that pool's cap; the row is the asked pool's.
-	overCap := map[int]*OverCap{}
-	for i := range s.pools {
-		pl := &s.pools[i]
-		if len(pl.queue) == 0 {
-			continue
-		}
-		h := pl.queue[0]
-		for k := range h.pools {
-			asked := &s.pools[h.pools[k].pool]
-			if need := asked.roundUp(s.demand(h.owner, h, k)); need > asked.cap && overCap[asked.index] == nil {
-				overCap[asked.index] = &OverCap{Queue: pl.m.Label, Need: need}
-			}
-		}
-	}
+	overCap := s.overCaps()
 	for i := range s.pools {
 		pl := &s.pools[i]
 		m := pl.m
@@ -112,4 +97,50 @@ func (s *Sim) Report() *Report {
 		r.Pools = append(r.Pools, row)
 	}
 	return r
+}
+
+// overCaps finds the queue heads that ask some pool of their hold for more
+// than its cap (the report's over_cap), by the asked pool; they can never
+// be admitted. Reading them never changes the run.
+func (s *Sim) overCaps() map[int]*OverCap {
+	saved := s.err
+	defer func() { s.err = saved }()
+	overCap := map[int]*OverCap{}
+	for i := range s.pools {
+		pl := &s.pools[i]
+		if len(pl.queue) == 0 {
+			continue
+		}
+		h := pl.queue[0]
+		for k := range h.pools {
+			asked := &s.pools[h.pools[k].pool]
+			if need := asked.roundUp(s.demand(h.owner, h, k)); need > asked.cap && overCap[asked.index] == nil {
+				overCap[asked.index] = &OverCap{Queue: pl.m.Label, Need: need}
+			}
+		}
+	}
+	return overCap
+}
+
+// PoolNote is what the report's notes say of a pool so far: sessions stuck
+// and rejected there, and a queue head that asks more than its cap. It
+// costs a pass over the pools, not a report.
+type PoolNote struct {
+	Label           string
+	Stuck, Rejected uint64
+	OverCap         *OverCap
+}
+
+// PoolNotes lists the pools with something to note, in declaration order.
+func (s *Sim) PoolNotes() []PoolNote {
+	over := s.overCaps()
+	var out []PoolNote
+	for i := range s.pools {
+		pl := &s.pools[i]
+		if pl.stuck == 0 && pl.rejected == 0 && over[i] == nil {
+			continue
+		}
+		out = append(out, PoolNote{Label: pl.m.Label, Stuck: pl.stuck, Rejected: pl.rejected, OverCap: over[i]})
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/serq/serq/internal/testutil"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
@@ -27,6 +28,9 @@ func FuzzRun(f *testing.F) {
 		}
 		return nil
 	})
+	for _, b := range testutil.HostileSeeds() {
+		f.Add(b)
+	}
 	read := func(path string) ([]byte, error) { return fs.ReadFile(lib.FS, filepath.Base(path)) }
 	f.Fuzz(func(t *testing.T, src []byte) {
 		prog, err := lang.LoadSource("fuzz/a/b.sq", src, lang.Options{Lib: lib.FS, ReadFile: read})

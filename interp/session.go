@@ -49,7 +49,8 @@ type session struct {
 	parent  *session // a leg's session
 	legs    int      // legs running
 	joining bool     // waiting at a join
-	legNo   uint64
+	legNo   uint64   // legs forked so far (the counter of the leg streams)
+	legID   uint64   // a leg's number among its session's legs, from 1
 
 	turnStart float64
 	inTurn    bool
@@ -135,8 +136,11 @@ func (s *Sim) runInline(ss *session, b *model.Block, st *stream) {
 }
 
 func (s *Sim) observe(ss *session, slot int, v float64) {
+	if s.tracer != nil {
+		s.traceDetail(ss, "observed", s.p.Observes[slot], v, "")
+	}
 	if s.keepObs[slot] {
-		s.claimObs[slot] = append(s.claimObs[slot], v)
+		s.claimObs[slot].add(v)
 	}
 	if !s.warm {
 		return
@@ -352,6 +356,10 @@ func (s *Sim) turn(ss *session) {
 
 func (s *Sim) choose(ss *session, st *model.Stmt) {
 	n := math.Floor(s.eval(st.N, ss))
+	if n > maxChoose {
+		s.fail(ss, st.Pos, "`choose` over %s candidates, more than %d, the limit", fmtNum(n), maxChoose)
+		return
+	}
 	m := &s.keys.choose
 	m.reset(len(st.Keys))
 	bestJ := 0.0
@@ -360,12 +368,18 @@ func (s *Sim) choose(ss *session, st *model.Stmt) {
 		for k, key := range st.Keys {
 			m.cur[k] = s.eval(key, ss)
 		}
+		if s.tracer != nil {
+			s.noteChoice(j, m.cur[:len(st.Keys)])
+		}
 		if m.cmp() < 0 {
 			bestJ = j
 			m.take()
 		}
 	}
 	ss.attrs[st.Slot] = bestJ
+	if s.tracer != nil {
+		s.traceChoice(ss, st, bestJ, n)
+	}
 }
 
 // endSession ends a session: holds and leases are released, cached
@@ -441,6 +455,7 @@ func (s *Sim) fork(ss *session, st *model.Stmt) {
 	leg.serial = ss.serial
 	ss.legNo++
 	leg.stream.seed(s.opt.Seed, kindLeg, ss.serial, ss.legNo)
+	leg.legID = ss.legNo
 	leg.frames = append(leg.frames, frame{b: st.Body, kind: fRoot})
 	ss.legs++
 	s.legsLive = append(s.legsLive, leg)

@@ -15,6 +15,7 @@ type Options struct {
 	Seed     uint64
 	Arrivals uint64 // > 0: exactly this many arrivals, then drain (open workloads)
 	Version  string // reported as serq_version
+	MaxLive  int    // bound on sessions and legs live at once; 0 means DefaultMaxLive
 }
 
 // RunError is a failure of a running program: the program was valid but
@@ -111,13 +112,16 @@ type Sim struct {
 	gaugeVer       uint64 // poolVer at the last gauge reading
 	gaugePoolOnly  []bool
 	claims         []claimState
-	claimObs       [][]float64 // every sample (warm-up included) of the observes claims aggregate
+	claimObs       []chunkLog[float64] // every sample (warm-up included) of the observes claims aggregate
 	keepObs        []bool
 	admSeq         uint64
 	zero           *session
 	threads        []*session
 	legsLive       []*session
-	keys           keyMins // the key-tuple picks' buffers
+	choiceKeys     []string // the keys of a `choose` being traced (debug.go)
+	traceIters     bool     // trace every engine iteration's batch
+	keys           keyMins  // the key-tuple picks' buffers
+	progress       progressGuard
 }
 
 // New prepares a run of p.
@@ -270,6 +274,9 @@ func (s *Sim) Step() bool {
 	s.handle(ev)
 	if s.err == nil {
 		s.settle()
+	}
+	if s.err == nil {
+		s.checkProgress()
 	}
 	if s.err == nil && s.draining && len(s.live) == 0 {
 		s.finishDrained()

@@ -79,6 +79,7 @@ type LeaseSnap struct {
 	Session uint64
 	Turn    int
 	Units   float64
+	Start   float64 // when the lease began
 	Age     float64
 	// Waits says what the leasing session waits for now (who will take
 	// the lease), e.g. "queued at D.kv[1]" or "on D.nic[0]".
@@ -157,6 +158,7 @@ func (s *Sim) Snapshot() *Snapshot {
 		}
 		snap.Stages = append(snap.Stages, ss)
 	}
+	threads := s.threadsNow()
 	for i := range s.pools {
 		pl := &s.pools[i]
 		ps := PoolSnap{Label: pl.m.Label, Cap: pl.cap, Used: pl.used, Cached: pl.cached, Holders: pl.holders,
@@ -164,7 +166,7 @@ func (s *Sim) Snapshot() *Snapshot {
 		if pl.memoryOf >= 0 {
 			ps.Engine = s.stages[pl.memoryOf].m.Label
 		}
-		for _, t := range s.allThreads() {
+		for _, t := range threads {
 			if h, _ := innermost(t, i); h != nil {
 				if pl.memoryOf >= 0 && s.isResident(t, pl.memoryOf) {
 					ps.Running++
@@ -176,7 +178,7 @@ func (s *Sim) Snapshot() *Snapshot {
 				if l.leased >= 0 && l.pools[l.leased].pool == i {
 					root := rootOf(t)
 					ps.Leases = append(ps.Leases, LeaseSnap{Session: root.serial, Turn: int(root.attrs[s.p.Builtin.TurnNo]),
-						Units: l.pools[l.leased].alloc, Age: s.now - l.leaseStart, Waits: s.waits(root)})
+						Units: l.pools[l.leased].alloc, Start: l.leaseStart, Age: s.now - l.leaseStart, Waits: s.waits(root)})
 				}
 			}
 		}
@@ -196,26 +198,37 @@ func (s *Sim) Snapshot() *Snapshot {
 
 // waits describes what a session (or one of its legs) waits for now.
 func (s *Sim) waits(ss *session) string {
-	for _, t := range append([]*session{ss}, s.legsOf(ss)...) {
-		if t.state != sBlocked {
-			continue
+	if w := s.waitsOne(ss); w != "running" {
+		return w
+	}
+	for _, t := range s.legsOf(ss) {
+		if w := s.waitsOne(t); w != "running" {
+			return w
 		}
-		switch {
-		case t.waitHold != nil && t.waitHold.waiting:
-			return "queued at " + s.pools[t.waitHold.pools[0].pool].m.Label
-		case t.job.flow >= 0:
-			var names []string
-			for _, k := range s.flows.flowStages[t.job.flow] {
-				names = append(names, s.stages[k].m.Label)
-			}
-			return "on " + joinLabels(names)
-		case t.job.stage >= 0:
-			return "on " + s.stages[t.job.stage].m.Label
-		case t.growHold != nil:
-			return "growing at " + s.pools[t.growHold.pools[t.growIdx].pool].m.Label
-		case t.joining:
-			return "at a join"
+	}
+	return "running"
+}
+
+// waitsOne describes what one session or leg waits for now.
+func (s *Sim) waitsOne(t *session) string {
+	if t.state != sBlocked {
+		return "running"
+	}
+	switch {
+	case t.waitHold != nil && t.waitHold.waiting:
+		return "queued at " + s.pools[t.waitHold.pools[0].pool].m.Label
+	case t.job.flow >= 0:
+		var names []string
+		for _, k := range s.flows.flowStages[t.job.flow] {
+			names = append(names, s.stages[k].m.Label)
 		}
+		return "on " + joinLabels(names)
+	case t.job.stage >= 0:
+		return "on " + s.stages[t.job.stage].m.Label
+	case t.growHold != nil:
+		return "growing at " + s.pools[t.growHold.pools[t.growIdx].pool].m.Label
+	case t.joining:
+		return "at a join"
 	}
 	return "running"
 }
@@ -243,21 +256,31 @@ func joinLabels(ls []string) string {
 
 // TraceEvent is one thing that happened, for an event log.
 type TraceEvent struct {
+	Event   uint64 // the number of the event it happened in (Sim.Events then); 0 before the first
 	Time    float64
 	Session uint64
+	Leg     uint64 // the fork leg's number, 0 for the session itself
 	Turn    int
 	What    string // arrived, admitted, leased, released, preempted, ended, started, finished, rejected
 	Where   string // pool or stage label
 	Amount  float64
+	Detail  string // more words, e.g. a route's choice and its keys; "" if none
+	System  bool   // about no session (an engine iteration): Session, Leg and Turn are 0
 }
 
 func (e TraceEvent) String() string {
 	s := fmt.Sprintf("%.4f s  session %d turn %d  %s", e.Time, e.Session, e.Turn, e.What)
+	if e.System {
+		s = fmt.Sprintf("%.4f s  %s", e.Time, e.What)
+	}
 	if e.Where != "" {
 		s += " " + e.Where
 	}
-	if e.Amount != 0 {
+	if e.Amount != 0 || e.What == "observed" {
 		s += fmt.Sprintf(", %.6g", e.Amount)
+	}
+	if e.Detail != "" {
+		s += " (" + e.Detail + ")"
 	}
 	return s
 }
@@ -266,15 +289,32 @@ func (e TraceEvent) String() string {
 // remove it). Tracing costs nothing when no tracer is set.
 func (s *Sim) SetTracer(f func(TraceEvent)) { s.tracer = f }
 
+// TraceIterations makes the tracer also see each engine iteration as it
+// starts ("iteration on", Amount its duration, Detail its batch). It is off
+// by default: iterations are most of a run's events. A checkpoint keeps
+// the setting.
+func (s *Sim) TraceIterations(on bool) { s.traceIters = on }
+
 func (s *Sim) trace(ss *session, what, where string, amount float64) {
 	if s.tracer == nil {
 		return
 	}
-	ev := TraceEvent{Time: s.now, What: what, Where: where, Amount: amount}
+	s.traceDetail(ss, what, where, amount, "")
+}
+
+func (s *Sim) traceDetail(ss *session, what, where string, amount float64, detail string) {
+	if s.tracer == nil {
+		return
+	}
+	ev := TraceEvent{Event: s.events, Time: s.now, What: what, Where: where, Amount: amount, Detail: detail}
+	ev.System = ss == nil
 	if ss != nil {
 		root := rootOf(ss)
 		ev.Session = root.serial
 		ev.Turn = int(root.attrs[s.p.Builtin.TurnNo])
+		if ss.parent != nil {
+			ev.Leg = ss.legID
+		}
 	}
 	s.tracer(ev)
 }

@@ -117,22 +117,24 @@ func (s *Sim) run(ss *session, st *model.Stmt) bool {
 	j := &ss.job
 	j.stage, j.work, j.enq = int32(i), work, s.now
 	ss.state = sBlocked
-	s.trace(ss, "started on", stg.m.Label, work)
 	stg.joins++
 	switch stg.kind {
 	case model.FIFO:
 		if len(stg.svc) < stg.servers {
 			s.fifoStart(stg, ss)
 		} else {
+			s.trace(ss, "queued at", stg.m.Label, work)
 			stg.waiting = append(stg.waiting, ss)
 			stg.qwork += work
 		}
 	case model.Delay:
+		s.trace(ss, "started on", stg.m.Label, work)
 		j.start = s.now
 		j.hidx = len(stg.svc)
 		stg.svc = append(stg.svc, ss)
 		s.schedule(s.now+work, evJobDone, 0, ss.gen, ss)
 	case model.PS:
+		s.trace(ss, "started on", stg.m.Label, work)
 		s.psAdvance(stg)
 		stg.seq++
 		j.start, j.tag, j.seq = s.now, stg.v+work, stg.seq
@@ -160,6 +162,7 @@ func (s *Sim) fifoStart(stg *stage, ss *session) {
 	j.hidx = len(stg.svc)
 	stg.svc = append(stg.svc, ss)
 	stg.waitAll.Add(s.now - j.enq)
+	s.trace(ss, "started on", stg.m.Label, j.work)
 	s.schedule(s.now+j.work, evJobDone, 0, ss.gen, ss)
 }
 
@@ -169,6 +172,7 @@ func (s *Sim) jobDone(ss *session) {
 	stg := &s.stages[j.stage]
 	stg.dropService(ss)
 	stg.present--
+	s.trace(ss, "finished on", stg.m.Label, j.work)
 	s.completed(stg, ss)
 	s.fifoNext(stg)
 	s.stageChanged(stg)
@@ -293,6 +297,7 @@ func (s *Sim) psDone(stg *stage) {
 	ss := stg.heapPop()
 	stg.v = math.Max(stg.v, ss.job.tag)
 	stg.present--
+	s.trace(ss, "finished on", stg.m.Label, ss.job.work)
 	stg.dirty = true
 	s.completed(stg, ss)
 	s.stageChanged(stg)

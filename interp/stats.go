@@ -232,23 +232,14 @@ type Sample struct {
 // event at the warm-up instant that runs before it is not measured).
 // Its zero value is empty and ready to use.
 type ObserveStat struct {
-	w      Welford
-	chunks [][]Sample // fixed-size chunks: growing never copies samples
-	flat   []Sample   // Samples' flattened copy, while valid
+	w       Welford
+	samples chunkLog[Sample]
 }
-
-const statChunk = 4096
 
 // Add records one sample.
 func (o *ObserveStat) Add(t float64, session uint64, turn uint32, v float64) {
 	o.w.Add(v)
-	n := len(o.chunks)
-	if n == 0 || len(o.chunks[n-1]) == statChunk {
-		o.chunks = append(o.chunks, make([]Sample, 0, statChunk))
-		n++
-	}
-	o.chunks[n-1] = append(o.chunks[n-1], Sample{Time: t, Session: session, Turn: turn, Value: v})
-	o.flat = nil
+	o.samples.add(Sample{Time: t, Session: session, Turn: turn, Value: v})
 }
 
 // Count is the number of samples.
@@ -256,9 +247,8 @@ func (o *ObserveStat) Count() uint64 { return o.w.Count() }
 
 // Last is the latest sample's value, NaN without samples.
 func (o *ObserveStat) Last() float64 {
-	if n := len(o.chunks); n > 0 {
-		c := o.chunks[n-1]
-		return c[len(c)-1].Value
+	if last := o.samples.last(); last != nil {
+		return last.Value
 	}
 	return math.NaN()
 }
@@ -282,22 +272,19 @@ func (o *ObserveStat) CI() float64 {
 // P99 is the nearest-rank 99th percentile, NaN without samples.
 func (o *ObserveStat) P99() float64 { return Quantile(o.Values(), 0.99) }
 
-// Samples are the recorded samples in recording order. The slice is shared
-// until the next Add.
+// Samples are the recorded samples in recording order, in a fresh slice
+// (nil without any): reading them leaves the run's state as it was.
 func (o *ObserveStat) Samples() []Sample {
-	if o.flat == nil && len(o.chunks) > 0 {
-		o.flat = make([]Sample, 0, int(o.w.Count()))
-		for _, c := range o.chunks {
-			o.flat = append(o.flat, c...)
-		}
+	if o.samples.len() == 0 {
+		return nil
 	}
-	return o.flat
+	return o.samples.appendTo(make([]Sample, 0, o.samples.len()))
 }
 
 // Values is a fresh slice of the sample values in recording order.
 func (o *ObserveStat) Values() []float64 {
-	v := make([]float64, 0, int(o.w.Count()))
-	for _, c := range o.chunks {
+	v := make([]float64, 0, o.samples.len())
+	for _, c := range o.samples.chunks {
 		for _, s := range c {
 			v = append(v, s.Value)
 		}
@@ -337,16 +324,32 @@ func (o *ObserveStat) Row(name string, test bool) ObserveRow {
 type TimeIntegral struct {
 	value    float64
 	last     float64
-	integral float64
+	integral float64 // the area is integral·2^scale
 	start    float64
+	scale    int // 0 until the area would overflow float64 (values near 1e308)
 }
 
 // Set makes the value v from time now on (now is not before the last
 // change).
 func (a *TimeIntegral) Set(now, v float64) {
-	a.integral += float64(a.value * (now - a.last))
+	a.integral = a.area(now)
 	a.last = now
 	a.value = v
+}
+
+// area is the area up to now, in the scale: the stored area plus the
+// current value's since the last change. When that would overflow
+// float64 the scale goes up instead, so that a pool held at 1e308 still
+// averages 1e308, not inf. At scale 0 it is integral + value·dt exactly.
+func (a *TimeIntegral) area(now float64) float64 {
+	for {
+		x := a.integral + float64(math.Ldexp(a.value, -a.scale)*(now-a.last))
+		if !math.IsInf(x, 0) || math.IsInf(a.value, 0) || math.IsInf(a.integral, 0) || a.scale >= 2048 {
+			return x
+		}
+		a.scale += 512
+		a.integral = math.Ldexp(a.integral, -512)
+	}
 }
 
 // Add changes the value by delta from time now on.
@@ -358,7 +361,7 @@ func (a *TimeIntegral) Value() float64 { return a.value }
 // Reset forgets the area so far: the average starts at now (the end of
 // warm-up). The current value is kept.
 func (a *TimeIntegral) Reset(now float64) {
-	a.integral = 0
+	a.integral, a.scale = 0, 0
 	a.last = now
 	a.start = now
 }
@@ -370,7 +373,7 @@ func (a *TimeIntegral) Mean(now float64) float64 {
 	if span <= 0 {
 		return a.value
 	}
-	return (a.integral + float64(a.value*(now-a.last))) / span
+	return math.Ldexp(a.area(now)/span, a.scale)
 }
 
 // TimePoint is a change point of a piecewise-constant value: Value holds
@@ -385,7 +388,7 @@ type TimePoint struct {
 // average, its confidence interval and the extremes over [warmup, end]
 // are computed from them by [TimeAvg.Stats]. Its zero value has no points.
 type TimeAvg struct {
-	points []TimePoint
+	points chunkLog[TimePoint]
 }
 
 // Record reads the value v at time t (not before the previous reading).
@@ -395,13 +398,11 @@ type TimeAvg struct {
 // drops it when that brings back the value before it; a reading equal to
 // the last value adds nothing. Equality is bit for bit.
 func (g *TimeAvg) Record(t, v float64) {
-	n := len(g.points)
-	if n > 0 {
-		last := &g.points[n-1]
+	if last := g.points.last(); last != nil {
 		if last.Time == t {
 			last.Value = v
-			if n >= 2 && statSameFloat(g.points[n-2].Value, v) {
-				g.points = g.points[:n-1]
+			if prev := g.points.at(g.points.len() - 2); prev != nil && statSameFloat(prev.Value, v) {
+				g.points.pop()
 			}
 			return
 		}
@@ -409,23 +410,22 @@ func (g *TimeAvg) Record(t, v float64) {
 			return
 		}
 	}
-	g.points = append(g.points, TimePoint{Time: t, Value: v})
+	g.points.add(TimePoint{Time: t, Value: v})
 }
 
-// Points are the change points in time order. The slice is the
-// accumulator's own.
-func (g *TimeAvg) Points() []TimePoint { return g.points }
+// Points are the change points in time order, in a fresh slice.
+func (g *TimeAvg) Points() []TimePoint { return g.points.appendTo(nil) }
 
 // Stats are the statistics over [from, to] with 20 batch windows.
 func (g *TimeAvg) Stats(from, to float64) TimeStats {
-	return TimeStatsOf(g.points, from, to, CIBatches)
+	return TimeStatsOf(g.Points(), from, to, CIBatches)
 }
 
-// Row summarises the gauge over [warmup, end] for the report. The row
-// shares the point slice.
+// Row summarises the gauge over [warmup, end] for the report.
 func (g *TimeAvg) Row(name string, warmup, end float64) GaugeRow {
-	ts := g.Stats(warmup, end)
-	return GaugeRow{Name: name, Mean: ts.Mean, CI: ts.CI, Min: ts.Min, Max: ts.Max, Points: g.points}
+	pts := g.Points()
+	ts := TimeStatsOf(pts, warmup, end, CIBatches)
+	return GaugeRow{Name: name, Mean: ts.Mean, CI: ts.CI, Min: ts.Min, Max: ts.Max, Points: pts}
 }
 
 // TimeStats are the statistics of a piecewise-constant value over a span.

@@ -440,3 +440,24 @@ func BenchmarkLogHistogramAdd(b *testing.B) {
 		h.Add(0.01 + float64(i%1000)*1e-4)
 	}
 }
+
+func TestTimeIntegralDoesNotOverflowNearMaxFloat(t *testing.T) {
+	var a TimeIntegral
+	a.Set(0, 1e308)
+	a.Set(10, 1e308)
+	if got := a.Mean(20); got != 1e308 {
+		t.Errorf("mean of 1e308 held over [0, 20] = %v, want 1e308", got)
+	}
+	var b TimeIntegral
+	b.Set(0, 1e308)
+	b.Set(1, 0)
+	if got := b.Mean(4); got != 2.5e307 {
+		t.Errorf("mean of 1e308 over [0, 1] then 0 to 4 = %v, want 2.5e307", got)
+	}
+	var c TimeIntegral
+	c.Set(0, 3)
+	c.Set(2, 5)
+	if got := c.Mean(4); got != 4 {
+		t.Errorf("mean = %v, want 4", got)
+	}
+}

@@ -8,6 +8,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/serq/serq/internal/safeio"
 )
 
 // A trace workload replays recorded sessions: a CSV with the columns
@@ -41,8 +45,20 @@ func (e *TraceError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Row, e.Col, e.Msg)
 }
 
+// MaxTraceSize caps a trace file, in bytes.
+const MaxTraceSize = 256 << 20
+
+// cellText quotes a cell in an error if it is short printable text, else
+// names it: a file that is not the CSV it should be is not echoed.
+func cellText(c string) string {
+	if len(c) > 24 || !utf8.ValidString(c) || strings.IndexFunc(c, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return fmt.Sprintf("a cell of %d bytes", len(c))
+	}
+	return strconv.Quote(c)
+}
+
 func readTrace(path string) ([][]traceTurn, error) {
-	f, err := os.Open(path)
+	f, err := safeio.Open(path)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
@@ -51,7 +67,7 @@ func readTrace(path string) ([][]traceTurn, error) {
 		return nil, &TraceError{Path: path, Msg: "cannot read: " + err.Error()}
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
+	r := csv.NewReader(safeio.LimitReader(f, MaxTraceSize, "a trace"))
 	r.FieldsPerRecord = -1
 	header, err := r.Read()
 	if err != nil {
@@ -73,6 +89,10 @@ func readTrace(path string) ([][]traceTurn, error) {
 			break
 		}
 		row++
+		var tooLarge *safeio.TooLargeError
+		if errors.As(err, &tooLarge) {
+			return nil, &TraceError{Path: path, Msg: "cannot read: " + tooLarge.Error()}
+		}
 		if err != nil {
 			return nil, &TraceError{Path: path, Row: row, Col: 1, Msg: err.Error()}
 		}
@@ -82,7 +102,7 @@ func readTrace(path string) ([][]traceTurn, error) {
 		num := func(col int) (float64, error) {
 			x, err := strconv.ParseFloat(strings.TrimSpace(rec[col]), 64)
 			if err != nil || x != x {
-				return 0, &TraceError{Path: path, Row: row, Col: col + 1, Msg: fmt.Sprintf("%q is not a number", rec[col])}
+				return 0, &TraceError{Path: path, Row: row, Col: col + 1, Msg: cellText(rec[col]) + " is not a number"}
 			}
 			return x, nil
 		}

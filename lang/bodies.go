@@ -3,7 +3,6 @@ package lang
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -553,7 +552,7 @@ func (l *lowerer) workloadBody() {
 				if w.Trace != "" {
 					l.errorf(it.Pos, "a second `trace`")
 				}
-				w.Trace = filepath.Join(filepath.Dir(l.file), unquote(it.Path))
+				w.Trace = l.tracePath(it)
 				w.Ordered = it.Ordered
 			case *InitItem:
 				l.costReset()

@@ -206,6 +206,11 @@ func (l *lowerer) stageKind(k *StageKind, what string) (model.StageKind, int, *m
 				l.errorf(k.Arg.Pos, "a fifo stage has a whole number of servers, at least 1, not %s", fmtNum(x))
 				x = 1
 			}
+			if ok && x > model.MaxServers {
+				err := l.errorf(k.Arg.Pos, "a fifo stage has at most %d servers, not %s", model.MaxServers, fmtNum(x))
+				err.Hint = "a `delay` stage serves every job at once"
+				x = 1
+			}
 			if ok {
 				c = x
 			}

@@ -94,9 +94,18 @@ func (l *lowerer) noteUse(mark int, d *DefItem, use lexer.Position) {
 		if e.Pos.File == usePos.File && !posBefore(e.Pos, usePos) {
 			continue // an argument's error, at the use site
 		}
-		e.Notes = append(e.Notes, fmt.Sprintf("in `%s`, used at %s", d.Name, usePos))
+		switch {
+		case len(e.Notes) < maxUseNotes:
+			e.Notes = append(e.Notes, fmt.Sprintf("in `%s`, used at %s", d.Name, usePos))
+		case len(e.Notes) == maxUseNotes:
+			e.Notes = append(e.Notes, "and further uses, not shown")
+		}
 	}
 }
+
+// maxUseNotes bounds the use-site notes of one error: a def expanded
+// within itself many times over would otherwise note every level.
+const maxUseNotes = 4
 
 func posBefore(a, b model.Pos) bool {
 	return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col

@@ -30,12 +30,13 @@ const (
 	momEngCost                 // execute
 	momGauge                   // gauges
 	momClaim                   // claims
+	momQuery                   // a debugger's break or watch expression (query.go)
 )
 
 var momentNames = [...]string{"a constant", "a statement", "the workload's init/turn", "a hold's header",
 	"a pool's `queue by` keys", "a pool's `evict by` keys", "a ps capacity", "a pool's `preempt by` keys",
 	"an engine's `tokens cap`", "a schedule's `only`/`by`/`each at most`", "a schedule's guard",
-	"an engine's `execute`", "a gauge", "a claim"}
+	"an engine's `execute`", "a gauge", "a claim", "a debugger expression"}
 
 // ctxAllowed lists, per moment, the context variables it may read.
 var ctxAllowed = map[moment][]model.Ctx{
@@ -53,6 +54,7 @@ var ctxAllowed = map[moment][]model.Ctx{
 		model.CtxRunningPreempted, model.CtxWaitingAdmitted, model.CtxBatchTokens, model.CtxBatchPrefilled},
 	momEngCost: {model.CtxNow, model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens, model.CtxBatchPrefilled, model.CtxBatchDecoding,
 		model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention},
+	momQuery: {model.CtxNow},
 	momClaim: {model.CtxNow, model.CtxDemand, model.CtxServed, model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens,
 		model.CtxBatchPrefilled, model.CtxBatchDecoding, model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention},
 }
@@ -96,6 +98,7 @@ var noDrawWhy = map[moment]string{
 	momEngGuard: "a schedule's guards are read at every iteration",
 	momGauge:    "a gauge samples the deployment's state",
 	momClaim:    "a claim checks the run, it does not draw",
+	momQuery:    "a debugger expression watches the run, it does not draw",
 }
 
 func (m moment) observables() bool { return m != momConst && m != momPs }
@@ -297,6 +300,11 @@ var fmtNum = model.FormatNum
 
 // expr lowers e in sc, folding constants.
 func (l *lowerer) expr(e *Expr, sc *scope) (*model.Expr, typ) {
+	if !l.withinLimits(e.Pos) {
+		return model.Num(0), nil
+	}
+	l.exprDepth++
+	defer func() { l.exprDepth-- }()
 	c, ct := l.orExpr(e.Cond, sc)
 	if e.Then == nil {
 		return c, ct
@@ -564,6 +572,9 @@ var stageFuncs = map[string]model.Func{"queue": model.SQueue, "busy": model.SBus
 var poolFuncs = map[string]model.Func{"used": model.PUsed, "free": model.PFree, "cachedin": model.PCachedIn,
 	"holders": model.PHolders, "queued": model.PQueued}
 
+// queryPoolFuncs are the debugger's own pool observables (query.go).
+var queryPoolFuncs = map[string]model.Func{"leases": model.PLeases, "oldest_lease": model.PLeaseAge}
+
 var claimFuncs = map[string]bool{"total": true, "count": true, "largest": true, "smallest": true, "prefix_total": true}
 
 func (l *lowerer) call(c *Call, sc *scope) (*model.Expr, typ) {
@@ -600,6 +611,12 @@ func (l *lowerer) call(c *Call, sc *scope) (*model.Expr, typ) {
 		return l.observable(c, sc, model.EStage, stageFuncs[name], resStage), nil
 	case poolFuncs[name] != 0 || name == "used":
 		return l.observable(c, sc, model.EPool, poolFuncs[name], resPool), nil
+	case queryPoolFuncs[name] != 0 && l.defs[name] == nil:
+		if sc.mom != momQuery {
+			l.errorf(c.Pos, "`%s` is a debugger built-in: it is read only in a break or watch expression of serq tui", name)
+			return model.Num(0), nil
+		}
+		return l.observable(c, sc, model.EPool, queryPoolFuncs[name], resPool), nil
 	case name == "budget_left":
 		return l.budgetLeft(c, sc), nil
 	case name == "blocksize":

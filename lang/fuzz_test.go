@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/serq/serq/internal/testutil"
 	"github.com/serq/serq/lib"
 )
 
@@ -33,6 +34,9 @@ func FuzzLoad(f *testing.F) {
 		}
 	}
 	f.Add([]byte("fn main() { stage s : fifo; workload { arrive poisson(1); } server { run s (cost(s, ~exp(1))); } }"))
+	for _, b := range testutil.HostileSeeds() {
+		f.Add(b)
+	}
 	read := func(path string) ([]byte, error) {
 		return fs.ReadFile(lib.FS, filepath.Base(path))
 	}
@@ -45,4 +49,29 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal("an empty error")
 		}
 	})
+}
+
+// TestHostileSeedsLoadOrStopAtALimit: each fuzz seed at a limit loads,
+// and each past one fails with the limit's error alone.
+func TestHostileSeedsLoadOrStopAtALimit(t *testing.T) {
+	loads := 0
+	for i, src := range testutil.HostileSeeds() {
+		_, err := LoadSource("seed.sq", src, Options{})
+		if err == nil {
+			loads++
+			continue
+		}
+		msg := ""
+		if list, ok := err.(ErrorList); ok && len(list) == 1 {
+			msg = list[0].Msg
+		} else if one, ok := err.(*Error); ok {
+			msg = one.Msg
+		}
+		if !strings.HasSuffix(msg, ", the limit") {
+			t.Errorf("seed %d: %v, want one error at a limit", i, err)
+		}
+	}
+	if loads != 9 {
+		t.Errorf("%d seeds load, want 9 (each kind just inside its limit)", loads)
+	}
 }

@@ -3,7 +3,6 @@ package lang
 import (
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -60,14 +59,17 @@ type Instance struct {
 	Arrivals *float64
 }
 
-// ReadInstance reads an instance file; read nil means os.ReadFile.
+// ReadInstance reads an instance file; read nil means [ReadSource].
 func ReadInstance(path string, read func(string) ([]byte, error)) (*Instance, error) {
 	if read == nil {
-		read = os.ReadFile
+		read = ReadSource
 	}
 	src, err := read(path)
 	if err != nil {
 		return nil, &Error{Pos: model.Pos{File: path}, Msg: "cannot read: " + describeIOError(err)}
+	}
+	if err := checkText(path, src); err != nil {
+		return nil, err
 	}
 	f, err := instanceParser.ParseBytes(path, src)
 	if err != nil {

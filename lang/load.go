@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -21,7 +20,7 @@ import (
 func Load(path string, opts Options) (*model.Program, error) {
 	read := opts.ReadFile
 	if read == nil {
-		read = os.ReadFile
+		read = ReadSource
 	}
 	src, err := read(path)
 	if err != nil {
@@ -42,7 +41,7 @@ func describeIOError(err error) string {
 // relative to filename's directory.
 func LoadSource(filename string, src []byte, opts Options) (*model.Program, error) {
 	if opts.ReadFile == nil {
-		opts.ReadFile = os.ReadFile
+		opts.ReadFile = ReadSource
 	}
 	f, err := Parse(filename, src)
 	if err != nil {
@@ -50,6 +49,9 @@ func LoadSource(filename string, src []byte, opts Options) (*model.Program, erro
 	}
 	l := newLowerer(filename, opts)
 	prog := l.program(f)
+	if l.limitHit {
+		l.errs = l.errs[:l.errsAtLimit]
+	}
 	if len(l.errs) > 0 {
 		l.errs.sort()
 		return nil, l.errs.dedupe()
@@ -68,6 +70,9 @@ func parseExprText(name, src string) (*Expr, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, &Error{Pos: model.Pos{File: name, Line: 1, Col: 1}, Msg: "empty expression"}
 	}
+	if err := checkNesting(name, []byte(src)); err != nil {
+		return nil, err
+	}
 	e, err := exprParser.ParseString(name, src)
 	if err != nil {
 		return nil, convertParseError(name, err)
@@ -83,7 +88,17 @@ func (l *lowerer) loadUse(u *UseItem, from string) *File {
 		l.usesArgs = true
 		return nil
 	}
-	full := filepath.Join(filepath.Dir(from), filepath.FromSlash(p))
+	// A relative path is relative to the using file's directory; an
+	// absolute one is read as written.
+	full := filepath.FromSlash(p)
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(filepath.Dir(from), full)
+	}
+	if filepath.Ext(full) != ".sq" {
+		err := l.errorf(u.Pos, "`use %s`: a library is a .sq file", u.Path)
+		err.Hint = "`use` reads serQ source only, a path ending in .sq (or the built-in \"std/args\")"
+		return nil
+	}
 	if l.used[full] {
 		return nil
 	}

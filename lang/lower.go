@@ -79,6 +79,13 @@ type lowerer struct {
 	forkPos          *lexer.Position // the first `fork`, nil if none
 	joinPos          *lexer.Position // the first `join`
 	turnSet          []int           // see turnSlots
+
+	// exprNodes counts the expressions and statements lowered and
+	// exprDepth the expressions under way (limits.go); limitHit is set
+	// once a limit has been passed, when errs had errsAtLimit errors.
+	exprNodes, exprDepth int
+	limitHit             bool
+	errsAtLimit          int
 }
 
 type inputDecl struct {

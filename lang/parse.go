@@ -80,13 +80,9 @@ func Parse(filename string, src []byte) (*File, error) {
 		return nil, &Error{Pos: model.Pos{File: filename, Line: 1, Col: 1},
 			Msg: "empty program: a program needs `fn main() { … }`"}
 	}
-	// A binary file: report its first NUL byte or byte that is not UTF-8.
-	nul, bad := bytes.IndexByte(src, 0), firstInvalidUTF8(src)
-	switch {
-	case bad < len(src) && (nul < 0 || bad < nul):
-		return nil, &Error{Pos: offsetPos(filename, src, bad), Msg: "not a text file: it is not UTF-8"}
-	case nul >= 0:
-		return nil, &Error{Pos: offsetPos(filename, src, nul), Msg: "not a text file: it holds a NUL byte"}
+	// A binary file, or nesting that would exhaust the parser's stack.
+	if err := checkText(filename, src); err != nil {
+		return nil, err
 	}
 	if err := scanComments(filename, src); err != nil {
 		return nil, err

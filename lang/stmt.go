@@ -41,6 +41,9 @@ func (l *lowerer) value(e *Expr, sc *scope, draws *bool) (*model.Expr, typ) {
 }
 
 func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
+	if !l.withinLimits(stmtPos(s)) {
+		return nil
+	}
 	if sc.side == sideInitTurn {
 		switch s.(type) {
 		case *SetStmt, *ObserveStmt, *DeclStmt:
@@ -392,6 +395,7 @@ func (l *lowerer) choose(s *ChooseStmt, sc *scope) []*model.Stmt {
 	}
 	st := &model.Stmt{Op: model.OpChoose, Pos: toPos(s.Pos), Slot: l.attr(attrName(sc, s.Name))}
 	st.N, _ = l.value(s.N, sc, &st.Draws)
+	l.chooseCount(s, st.N)
 	for _, k := range s.Keys {
 		v, _ := l.value(k, sc, &st.Draws)
 		st.Keys = append(st.Keys, v)

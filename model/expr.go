@@ -84,13 +84,19 @@ const (
 	CLargest
 	CSmallest
 	CPrefixTotal
+
+	// Debugger built-ins, read only in `serq tui`'s break and watch
+	// expressions (lang.CompileQuery), never in a program.
+	PLeases   // live leases of a pool
+	PLeaseAge // age of a pool's oldest live lease, 0 if none
 )
 
 var funcNames = [...]string{"", "min", "max", "abs", "floor", "ceil", "sqrt", "exp", "ln", "pow",
 	"exp", "det", "uniform", "erlang", "h2", "bernoulli",
 	"queue", "busy", "work", "est_lambda", "est_rho", "est_wait",
 	"used", "free", "cachedin", "holders", "queued",
-	"total", "count", "largest", "smallest", "prefix_total"}
+	"total", "count", "largest", "smallest", "prefix_total",
+	"leases", "oldest_lease"}
 
 func (f Func) String() string { return funcNames[f] }
 

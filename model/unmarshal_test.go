@@ -441,6 +441,12 @@ func FuzzValidate(f *testing.F) {
 	b, _ := json.Marshal(p)
 	f.Add(b)
 	f.Add([]byte(`{"workload":{"init":{"stmts":[]},"turn":{"stmts":[]},"session":{"stmts":[{"op":"turn"}]}}}`))
+	for _, src := range testutil.HostileSeeds() {
+		if p, err := lang.LoadSource("hostile.sq", src, lang.Options{}); err == nil {
+			b, _ := json.Marshal(p)
+			f.Add(b)
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var p model.Program
 		if json.Unmarshal(data, &p) != nil || p.Validate() != nil {

@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
+
+// MaxServers bounds the servers of a fifo stage.
+const MaxServers = 1 << 30
 
 // IRError is an invariant of the IR that a program breaks.
 type IRError struct {
@@ -223,6 +227,9 @@ func (v *validator) stage(i int) {
 	if first := &p.Stages[p.StageFams[st.Fam].First]; st.Kind != first.Kind {
 		v.failf(dot(path, "kind"), "a %s stage in family `%s`, whose first member is a %s stage", st.Kind, p.StageFams[st.Fam].Name, first.Kind)
 	}
+	if st.Kind == FIFO && (st.Servers < 1 || st.Servers > MaxServers) {
+		v.failf(dot(path, "servers"), "a fifo stage has from 1 to %d servers, not %d", MaxServers, st.Servers)
+	}
 	if st.Kind == PS && st.Phi == nil {
 		v.failf(dot(path, "phi"), "missing: a ps stage needs its capacity")
 	}
@@ -263,6 +270,12 @@ func (v *validator) pool(i int) {
 	pl := &p.Pools[i]
 	path := at("pools", i)
 	v.member(path, i, pl.Fam, false)
+	if c := float64(pl.Cap); math.IsNaN(c) || c < 0 {
+		v.failf(dot(path, "cap"), "a pool's cap must be at least 0, not %s", FormatNum(c))
+	}
+	if b := float64(pl.Block); math.IsNaN(b) || b < 0 || math.IsInf(b, 0) {
+		v.failf(dot(path, "block"), "a pool's block must be finite and at least 0, not %s", FormatNum(b))
+	}
 	if pl.Preempt < 0 || pl.Preempt > PreemptBy {
 		v.failf(dot(path, "preempt"), "preempt %d is no preempt policy", pl.Preempt)
 	}
@@ -402,6 +415,9 @@ func (v *validator) workload() {
 		}
 	default:
 		v.failf("workload.arrive", "arrive %d is no arrival process", w.Arrive)
+	}
+	if w.Trace != "" && !strings.HasSuffix(w.Trace, ".csv") {
+		v.failf("workload.trace", "a trace is a .csv file, not %q", w.Trace)
 	}
 	for _, b := range []struct {
 		name string

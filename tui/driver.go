@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"os"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -11,27 +12,44 @@ import (
 	"github.com/serq/serq/model"
 )
 
-// driver owns the simulation. Its work runs inside the tea.Cmds that
+// driver owns the simulation, on an [interp.Timeline] that keeps
+// checkpoints as the run goes. Its work runs inside the tea.Cmds that
 // [driver.cmd] returns, one at a time: the root model keeps at most one
 // of them in flight (Model.busy), so the Sim is never touched by two
 // goroutines and Update never waits for it. Update sees the run only
 // through the frameMsg a command returns, whose snapshot shares nothing
 // with the Sim.
 //
-// Stepping never changes results: the driver only calls Step and
-// RunUntil, as `serq run` does, and going back re-runs a fresh Sim with
-// the same options to the earlier event.
+// Stepping never changes results: the driver only steps the timeline and
+// seeks on it, and a seek reaches the state a straight run has at the same
+// event (interp.SameState).
 type driver struct {
 	prog  *model.Program
 	opt   interp.Options
-	sim   *interp.Sim
-	run   int // counts fresh Sims: restarts and rewinds
-	trace traceRing
+	every uint64 // checkpoint spacing; 0 is the timeline's default
+	tl    *interp.Timeline
+	run   int // counts fresh runs: restarts
+	log   eventLog
+	// floor: after a backward seek, the events up to it are replayed and
+	// already in the log, so the tracer drops them.
+	floor    uint64
+	floorSet bool
 
 	// Samples of the gauges and means taken while a request runs many
 	// events, so the charts have a history between frames.
 	samples    []sample
 	nextSample float64
+
+	// While a request runs with session breakpoints: the serials, and the
+	// breakpoint a traced event of one of them hit.
+	brkSessions map[uint64]int
+	sessionHit  int
+	// prev holds each breakpoint's value after the last event, by id; nil
+	// after a seek, to be taken again where the run landed.
+	prev map[int]bool
+
+	notes   []string            // the report's over/rej/stuck notes, refreshed now and then
+	sources map[string][]string // source files by name, for the session pane
 }
 
 // sample is the values the gauges pane charts, at one time.
@@ -52,39 +70,62 @@ const sampleShare = 256
 // more; the run then lags the wall clock and the status bar says so.
 const maxBatch = 100_000
 
-// logKeep is how many traced events the driver remembers for the log.
-const logKeep = 200
-
-func newDriver(p *model.Program, opt interp.Options) (*driver, error) {
-	d := &driver{prog: p, opt: opt}
+func newDriver(p *model.Program, opt interp.Options, every uint64) (*driver, error) {
+	d := &driver{prog: p, opt: opt, every: every, sources: map[string][]string{}}
 	if err := d.fresh(); err != nil {
 		return nil, err
 	}
 	return d, nil
 }
 
-// fresh replaces the Sim by a new one at time 0.
+// sim is the run now. It changes after a seek: never keep it.
+func (d *driver) sim() *interp.Sim { return d.tl.Sim() }
+
+// fresh replaces the run by a new one at time 0.
 func (d *driver) fresh() error {
+	d.log = eventLog{}
+	d.floor, d.floorSet = 0, false
+	d.prev = nil
 	sim, err := interp.New(d.prog, d.opt)
 	if err != nil {
 		return err
 	}
-	d.sim = sim
+	sim.SetTracer(d.trace)
+	d.tl = interp.NewTimeline(sim, d.every)
+	d.tl.SetTracer(d.trace)
 	d.run++
-	d.trace = traceRing{}
 	d.samples, d.nextSample = nil, 0
-	sim.SetTracer(d.trace.add)
+	d.notes = nil
 	return nil
+}
+
+// trace takes a traced event into the log, unless it is a replay of one
+// the log has.
+func (d *driver) trace(e interp.TraceEvent) {
+	if d.floorSet && e.Event <= d.floor {
+		return
+	}
+	d.log.add(e)
+	if d.brkSessions != nil && d.sessionHit == 0 && !e.System {
+		if id, ok := d.brkSessions[e.Session]; ok {
+			d.sessionHit = id
+		}
+	}
 }
 
 // step processes one event, sampling the charts' values when it is time.
 func (d *driver) step() bool {
-	ok := d.sim.Step()
-	if t := d.sim.Now(); t >= d.nextSample {
-		d.samples = append(d.samples, sampleOf(d.sim.Snapshot()))
+	ok := d.tl.Step()
+	d.sampleNow()
+	return ok
+}
+
+func (d *driver) sampleNow() {
+	s := d.sim()
+	if t := s.Now(); t >= d.nextSample {
+		d.samples = append(d.samples, sampleOf(s.Snapshot()))
 		d.nextSample = t + math.Max(t/sampleShare, 1e-9)
 	}
-	return ok
 }
 
 func sampleOf(s *interp.Snapshot) sample {
@@ -104,37 +145,62 @@ func sampleOf(s *interp.Snapshot) sample {
 type reqKind int
 
 const (
-	reqSnapshot reqKind = iota // the current picture, nothing run
-	reqStep                    // n events
-	reqSlice                   // advance the clock by dt
-	reqBatch                   // a tick's worth: dt, at most maxBatch events
-	reqBack                    // n events back
-	reqRestart                 // a fresh run, same seed
+	reqSnapshot  reqKind = iota // the current picture, nothing run
+	reqStep                     // n events
+	reqSlice                    // advance the clock by dt
+	reqBatch                    // a tick's worth: dt, at most maxBatch events
+	reqBack                     // n events back
+	reqRestart                  // a fresh run, same seed
+	reqSeekTime                 // goto T
+	reqSeekEvent                // goto #N
+	reqReverse                  // back to the last event a breakpoint became true
+	reqAt                       // to the first event at or after t
 )
 
 func (k reqKind) String() string {
-	return [...]string{"snapshot", "step", "slice", "batch", "back", "restart"}[k]
+	return [...]string{"snapshot", "step", "slice", "batch", "back", "restart", "seek", "seek", "reverse", "at"}[k]
 }
 
 // request is one thing to do to the run. Its amounts are relative to the
 // run as the command finds it, so queued requests compose.
 type request struct {
 	kind reqKind
-	n    uint64  // events (step, back)
-	dt   float64 // simulated seconds (slice, batch)
+	n    uint64  // events (step, back, seek event)
+	dt   float64 // simulated seconds (slice, batch); the time of a seek or at
+	view viewReq // what the frame should show besides the run: set at dispatch
+}
+
+// viewReq is what the model wants to see of the run, beyond the snapshot.
+type viewReq struct {
+	breaks []breakpoint // breakpoints and watches
+	why    uint64       // the session of the why pane, noSession for none
+	follow uint64       // the followed session, noSession for none
+	stale  float64      // the stale threshold
+	iters  bool         // log every engine iteration's batch
 }
 
 // frameMsg is a command's answer: the run after the request.
 type frameMsg struct {
 	kind    reqKind
 	snap    *interp.Snapshot
-	log     []interp.TraceEvent // the last traced events, oldest first
-	what    string              // after one event stepped (or back): what it did
-	next    float64             // the next event's time, +Inf if none
-	capped  bool                // a batch stopped at maxBatch before its target
-	samples []sample            // chart values taken on the way, in time order
-	stuck   uint64              // at the end: sessions stuck in pools
-	err     error               // a restart that could not start
+	log     logView  // the traced events kept, oldest first
+	what    string   // after one event stepped (or back): what it did
+	next    float64  // the next event's time, +Inf if none
+	capped  bool     // a batch stopped at maxBatch before its target
+	samples []sample // chart values taken on the way, in time order
+	back    bool     // the run went back: charts drop what is after snap.Time
+	stuck   uint64   // at the end: sessions stuck in pools
+	err     error    // a restart that could not start
+
+	hit     string    // the breakpoint that stopped the run, in words; "" if none
+	found   bool      // a reverse continue found an event
+	watches []float64 // the values of view.breaks, NaN for a breakpoint
+	jam     jam
+	notes   []string // the report's over/rej/stuck notes
+	why     []whyLine
+	sess    *where
+	src     []string // the source lines of sess.pos, then of each leg's
+	stale   int      // leases older than the stale threshold
 }
 
 // cmd returns the command that carries out r.
@@ -146,82 +212,233 @@ func (d *driver) cmd(r request) tea.Cmd {
 // call it directly.
 func (d *driver) do(r request) frameMsg {
 	f := frameMsg{kind: r.kind}
+	d.sim().TraceIterations(r.view.iters)
+	c := d.newChecker(r.view.breaks)
 	switch r.kind {
 	case reqStep:
 		if r.n == 1 {
-			f.what = d.stepOne()
+			f.what, f.hit = d.stepOne(c)
 		} else {
-			for i := uint64(0); i < r.n && d.step(); i++ {
+			for i := uint64(0); i < r.n && !d.sim().Done(); i++ {
+				d.step()
+				if f.hit = c.after(d); f.hit != "" {
+					break
+				}
 			}
 		}
 	case reqSlice:
-		d.until(d.sim.Now()+r.dt, math.MaxUint64)
+		_, f.hit = d.until(d.sim().Now()+r.dt, math.MaxUint64, c)
 	case reqBatch:
-		f.capped = d.until(d.sim.Now()+r.dt, maxBatch)
+		f.capped, f.hit = d.until(d.sim().Now()+r.dt, maxBatch, c)
 	case reqBack:
-		f.what, f.err = d.back(r.n)
+		f.what = d.back(r.n)
+		f.back = true
 	case reqRestart:
 		f.err = d.fresh()
-	}
-	f.samples, d.samples = d.samples, nil
-	f.snap = d.sim.Snapshot()
-	f.log = d.trace.last()
-	f.next = d.sim.NextTime()
-	if d.sim.Done() && d.sim.Err() == nil {
-		for _, p := range d.sim.Report().Pools {
-			f.stuck += p.Stuck
+		f.back = true
+	case reqSeekEvent:
+		f.back = d.seek(func() { d.seekEvent(r.n) })
+	case reqSeekTime:
+		f.back = d.seek(func() { d.seekTime(r.dt) })
+	case reqAt:
+		f.back = d.seek(func() {
+			if d.sim().Now() >= r.dt && d.sim().Events() > 0 {
+				d.tl.SeekTime(math.Nextafter(r.dt, math.Inf(-1)))
+			}
+			for !d.sim().Done() && d.sim().NextTime() < r.dt {
+				d.step()
+			}
+			if !d.sim().Done() {
+				d.step()
+			}
+		})
+	case reqReverse:
+		var to uint64
+		to, f.hit = d.reverse(c)
+		if f.hit != "" {
+			f.found = true
+			f.back = d.seek(func() { d.tl.SeekEvent(to) })
 		}
 	}
+	d.brkSessions = nil
+	f.samples, d.samples = d.samples, nil
+	d.frame(&f, r.view)
 	return f
 }
 
-// until processes the events up to time t, then moves the clock to t; at
-// most max events. It reports whether it stopped at max.
-func (d *driver) until(t float64, max uint64) bool {
-	start := d.sim.Events()
-	for !d.sim.Done() && d.sim.NextTime() <= t {
-		if d.sim.Events()-start >= max {
-			return true
+// frame fills in what the model shows of the run now.
+func (d *driver) frame(f *frameMsg, v viewReq) {
+	s := d.sim()
+	f.snap = s.Snapshot()
+	f.log = d.log.view()
+	f.next = s.NextTime()
+	notes := s.PoolNotes()
+	if s.Done() && s.Err() == nil {
+		for _, p := range notes {
+			f.stuck += p.Stuck
 		}
+	}
+	f.watches = make([]float64, len(v.breaks))
+	for i, b := range v.breaks {
+		f.watches[i] = math.NaN()
+		if b.watch && b.expr != nil {
+			f.watches[i] = query(s, b.expr)
+		}
+	}
+	stale := v.stale
+	if stale <= 0 {
+		stale = 1
+	}
+	f.jam = jamOf(s, stale)
+	f.stale = f.jam.stale
+	d.notes = notesOf(s, notes)
+	f.notes = d.notes
+	if v.why != noSession {
+		f.why = why(s, v.why)
+	}
+	if v.follow != noSession {
+		if f.sess = sessionAt(s, v.follow); f.sess != nil {
+			f.src = append(f.src, d.source(f.sess.pos))
+			for _, l := range f.sess.legs {
+				f.src = append(f.src, d.source(l.pos))
+			}
+		}
+	}
+}
+
+// notesOf is the report's notes on pools (interp's PoolNotes, a pass over
+// the pools), in short: sessions stuck, rejected, and a queue head above
+// the cap.
+func notesOf(s *interp.Sim, notes []interp.PoolNote) []string {
+	if s.Err() != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range notes {
+		label := p.Label
+		if p.Stuck > 0 {
+			out = append(out, fmt.Sprintf("stuck: %d at %s", p.Stuck, label))
+		}
+		if p.Rejected > 0 {
+			out = append(out, fmt.Sprintf("rej: %d at %s", p.Rejected, label))
+		}
+		if p.OverCap != nil {
+			out = append(out, fmt.Sprintf("over: %s head asks %s > cap", label, fmtCount(p.OverCap.Need)))
+		}
+	}
+	return out
+}
+
+// source is the text of the line at pos, trimmed, "" when the file
+// cannot be read.
+func (d *driver) source(pos model.Pos) string {
+	if pos.File == "" || pos.Line <= 0 {
+		return ""
+	}
+	lines, ok := d.sources[pos.File]
+	if !ok {
+		if b, err := os.ReadFile(pos.File); err == nil {
+			lines = strings.Split(string(b), "\n")
+		}
+		d.sources[pos.File] = lines
+	}
+	if pos.Line > len(lines) {
+		return ""
+	}
+	return strings.TrimSpace(lines[pos.Line-1])
+}
+
+// seek moves the run with do and reports whether it went back; after going
+// back the log is cut to the new point and the replayed events are dropped.
+func (d *driver) seek(do func()) bool {
+	before := d.sim().Events()
+	last, _ := d.log.last()
+	d.floor, d.floorSet = max(last, before), true
+	do()
+	d.prev = nil
+	now := d.sim().Events()
+	if now >= before {
+		return false
+	}
+	d.log.truncate(now)
+	d.floor = now
+	t := d.sim().Now()
+	d.samples = nil
+	d.nextSample = t + math.Max(t/sampleShare, 1e-9)
+	return true
+}
+
+// seekEvent goes to the state after n events: back from the nearest
+// checkpoint, or forward sampling the charts on the way.
+func (d *driver) seekEvent(n uint64) {
+	if n < d.sim().Events() {
+		d.tl.SeekEvent(n)
+		return
+	}
+	for d.sim().Events() < n && !d.sim().Done() {
 		d.step()
 	}
-	if !d.sim.Done() {
-		d.sim.RunUntil(t)
+}
+
+// seekTime goes to time t as interp.Timeline.SeekTime does, sampling the
+// charts when it goes forward.
+func (d *driver) seekTime(t float64) {
+	if t < d.sim().Now() {
+		d.tl.SeekTime(t)
+		return
 	}
-	return false
+	if t >= d.opt.Horizon {
+		for d.step() {
+		}
+		return
+	}
+	d.until(t, math.MaxUint64, nil)
+}
+
+// until processes the events up to time t, then moves the clock to t; at
+// most max events, and it stops at a breakpoint. It reports whether it
+// stopped at max, and the breakpoint hit.
+func (d *driver) until(t float64, max uint64, c *checker) (bool, string) {
+	start := d.sim().Events()
+	for !d.sim().Done() && d.sim().NextTime() <= t {
+		if d.sim().Events()-start >= max {
+			return true, ""
+		}
+		d.step()
+		if hit := c.after(d); hit != "" {
+			return false, hit
+		}
+	}
+	if !d.sim().Done() {
+		d.tl.RunUntil(t)
+	}
+	return false, ""
 }
 
 // stepOne processes one event and says what it did when the tracer did
 // not: an engine's iteration ending, a job leaving a delay, the warm-up.
-func (d *driver) stepOne() string {
-	before := d.sim.Snapshot()
-	n := d.trace.total
+func (d *driver) stepOne(c *checker) (what, hit string) {
+	before := d.sim().Snapshot()
+	n := d.log.total
 	d.step()
-	if d.trace.total != n {
-		return ""
+	hit = c.after(d)
+	if d.log.total != n {
+		return "", hit
 	}
-	return describe(before, d.sim.Snapshot(), d.opt.Warmup)
+	return describe(before, d.sim().Snapshot(), d.opt.Warmup), hit
 }
 
-// back re-runs the program from the start to n events before the current
-// one. The run is deterministic, so the Sim it ends with is the one the
-// earlier step had.
-func (d *driver) back(n uint64) (string, error) {
-	cur := d.sim.Events()
-	target := uint64(0)
-	if n < cur {
-		target = cur - n
+// back goes n events back on the timeline, from the nearest checkpoint.
+func (d *driver) back(n uint64) string {
+	cur := d.sim().Events()
+	if n >= cur {
+		d.seek(func() { d.tl.SeekEvent(0) })
+		return ""
 	}
-	if err := d.fresh(); err != nil {
-		return "", err
-	}
-	if target == 0 {
-		return "", nil
-	}
-	for d.sim.Events() < target-1 && !d.sim.Done() {
-		d.step()
-	}
-	return d.stepOne(), nil
+	// Land one event early and step it, to say what that event did.
+	d.seek(func() { d.tl.SeekEvent(cur - n - 1) })
+	what, _ := d.stepOne(nil)
+	return what
 }
 
 // describe says in words what changed between two snapshots taken one
@@ -273,28 +490,4 @@ func describe(a, b *interp.Snapshot, warmup float64) string {
 		out = append(out[:most], fmt.Sprintf("and %d more", len(out)-most))
 	}
 	return strings.Join(out, "; ")
-}
-
-// traceRing keeps the last logKeep traced events.
-type traceRing struct {
-	buf   [logKeep]interp.TraceEvent
-	total uint64 // events ever added
-}
-
-func (r *traceRing) add(e interp.TraceEvent) {
-	r.buf[r.total%logKeep] = e
-	r.total++
-}
-
-// last returns a copy of the kept events, oldest first.
-func (r *traceRing) last() []interp.TraceEvent {
-	n := r.total
-	if n > logKeep {
-		n = logKeep
-	}
-	out := make([]interp.TraceEvent, 0, n)
-	for i := r.total - n; i < r.total; i++ {
-		out = append(out, r.buf[i%logKeep])
-	}
-	return out
 }

@@ -80,14 +80,17 @@ func (p *gaugesPane) setSize(w, h int) {
 	p.redraw()
 }
 
-// setFrame records the frame's samples and values: after a restart or a
-// step back (a fresh run from 0, sampled again on its way) the history
-// starts over.
+// setFrame records the frame's samples and values: after a restart the
+// history starts over, and after going back it is cut at the new time.
 func (p *gaugesPane) setFrame(f *frameMsg) {
 	p.frame = f
-	if f.kind == reqRestart || f.kind == reqBack {
+	if f.kind == reqRestart {
 		for _, r := range p.rows {
 			r.hist = series{}
+		}
+	} else if f.back {
+		for _, r := range p.rows {
+			r.hist.truncate(f.snap.Time)
 		}
 	}
 	for _, sm := range f.samples {

@@ -23,6 +23,14 @@ type KeyMap struct {
 	FocusBack  key.Binding
 	Up         key.Binding // scroll the focused pane
 	Down       key.Binding
+	Inspect    key.Binding // 7, 8 toggle the why and session panes
+	Command    key.Binding // : the command line
+	Goto       key.Binding // g: the command line with goto
+	Filter     key.Binding // / filters the log
+	Reverse    key.Binding // B: back to the last breakpoint
+	Follow     key.Binding // f follows the selected session
+	Why        key.Binding // enter: why the selected session waits
+	Tail       key.Binding // G: the log's tail
 	Help       key.Binding
 	Quit       key.Binding
 }
@@ -48,6 +56,14 @@ func DefaultKeyMap() *KeyMap {
 		FocusBack:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "focus previous")),
 		Up:         key.NewBinding(key.WithKeys("up", "k", "pgup"), key.WithHelp("↑/k", "scroll up")),
 		Down:       key.NewBinding(key.WithKeys("down", "j", "pgdown"), key.WithHelp("↓/j", "scroll down")),
+		Inspect:    key.NewBinding(key.WithKeys("7", "8"), key.WithHelp("7/8", "why/session pane")),
+		Command:    key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
+		Goto:       key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "goto T or #N")),
+		Filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter log")),
+		Reverse:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "back to last break")),
+		Follow:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow selected")),
+		Why:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "why selected waits")),
+		Tail:       key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G/end", "log tail")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
@@ -55,15 +71,17 @@ func DefaultKeyMap() *KeyMap {
 
 // ShortHelp is the one-line help: the keys a first look needs.
 func (k *KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Run, k.Step, k.Slice, k.Back, k.Faster, k.Slower, k.Panes, k.Help, k.Quit}
+	return []key.Binding{k.Run, k.Step, k.Slice, k.Back, k.Command, k.Goto, k.Faster, k.Panes, k.Help, k.Quit}
 }
 
-// FullHelp is the `?` help, grouped: stepping, pace, panes, the app.
+// FullHelp is the `?` help, grouped: stepping, pace, the debugger, panes,
+// the app.
 func (k *KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Run, k.Step, k.Slice, k.Slices, k.Back},
+		{k.Run, k.Step, k.Slice, k.Slices, k.Back, k.Reverse},
 		{k.Shrink, k.Grow, k.Faster, k.Slower, k.ResetSpeed},
-		{k.Panes, k.Deploy, k.Focus, k.FocusBack, k.Up, k.Down},
+		{k.Command, k.Goto, k.Filter, k.Tail, k.Why, k.Follow},
+		{k.Panes, k.Deploy, k.Inspect, k.Focus, k.FocusBack, k.Up, k.Down},
 		{k.Restart, k.Help, k.Quit},
 	}
 }

@@ -19,10 +19,14 @@ type leasesPane struct {
 	w, h   int
 	frame  *frameMsg
 	static map[int]bool
+	sel    uint64 // the selected lease's session, noSession for none
+	follow uint64 // the followed session, marked
+	rows   []int  // lines(): the line of each lease, in order
+	serial []uint64
 }
 
 func newLeasesPane(st *Styles, p *model.Program, stale float64) *leasesPane {
-	lp := &leasesPane{st: st, pools: leasingPools(p), stale: stale, static: map[int]bool{}}
+	lp := &leasesPane{st: st, pools: leasingPools(p), stale: stale, static: map[int]bool{}, sel: noSession, follow: noSession}
 	for _, i := range lp.pools {
 		lp.static[i] = true
 	}
@@ -69,8 +73,46 @@ func (p *leasesPane) shown() []*interp.PoolSnap {
 	return out
 }
 
+// selected is the session of the selected lease, 0 if none (or it ended).
+func (p *leasesPane) selected() uint64 {
+	p.lines()
+	for _, s := range p.serial {
+		if s == p.sel {
+			return s
+		}
+	}
+	return noSession
+}
+
+// move moves the selection by step leases and returns its line; false
+// when there is no lease to select.
+func (p *leasesPane) move(step int) (int, bool) {
+	p.lines()
+	if len(p.serial) == 0 {
+		return 0, false
+	}
+	at := -1
+	for i, s := range p.serial {
+		if s == p.sel {
+			at = i
+		}
+	}
+	switch {
+	case at < 0 && step > 0:
+		at = 0
+	case at < 0:
+		at = len(p.serial) - 1
+	default:
+		at = max(0, min(len(p.serial)-1, at+step))
+	}
+	p.sel = p.serial[at]
+	p.lines()
+	return p.rows[at], true
+}
+
 func (p *leasesPane) lines() []string {
 	st := p.st
+	p.rows, p.serial = p.rows[:0], p.serial[:0]
 	pools := p.shown()
 	if len(pools) == 0 {
 		if p.frame == nil {
@@ -108,7 +150,15 @@ func (p *leasesPane) lines() []string {
 			if l.Age > p.stale {
 				flag = st.Warn.Render("⚠ STALE")
 			}
-			who := fmt.Sprintf("  %s s%d t%d %s tok %s", flag, l.Session, l.Turn, fmtCount(l.Units), fmtDur(l.Age))
+			mark := "  "
+			switch {
+			case l.Session == p.sel:
+				mark = "▸ "
+			case l.Session == p.follow:
+				mark = st.Warn.Render("●") + " "
+			}
+			p.rows, p.serial = append(p.rows, len(out)), append(p.serial, l.Session)
+			who := fmt.Sprintf("%s%s s%d t%d %s tok %s", mark, flag, l.Session, l.Turn, fmtCount(l.Units), fmtDur(l.Age))
 			if wide {
 				out = append(out, who+" → waits: "+l.Waits)
 			} else {

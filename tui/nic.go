@@ -12,9 +12,10 @@ import (
 // transfer's flows cross): its capacity φ, the share in use, and each
 // active flow with its rate and both ends named.
 type nicPane struct {
-	st    *Styles
-	w, h  int
-	frame *frameMsg
+	st     *Styles
+	w, h   int
+	frame  *frameMsg
+	follow uint64 // the followed session's flows are marked
 }
 
 func newNICPane(st *Styles) *nicPane { return &nicPane{st: st} }
@@ -73,8 +74,12 @@ func (p *nicPane) lines() []string {
 			format = "  s%d t%d %s at %s/s, %s left"
 		}
 		for _, f := range s.Flows {
-			out = append(out, fmt.Sprintf(format,
-				f.Session, f.Turn, strings.Join(f.Stages, " ↔ "), num(round(f.Rate)), num(round(f.Remaining))))
+			line := fmt.Sprintf(format,
+				f.Session, f.Turn, strings.Join(f.Stages, " ↔ "), num(round(f.Rate)), num(round(f.Remaining)))
+			if f.Session == p.follow {
+				line = st.Warn.Render("●") + line[1:]
+			}
+			out = append(out, line)
 		}
 	}
 	return out

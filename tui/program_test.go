@@ -38,7 +38,7 @@ func TestProgram(t *testing.T) {
 	}
 	wait(has("⏸ PAUSED", "│ 0 events", "1 Leases", "5 Event log"))
 	tm.Type("n")
-	wait(has("│ 1 event │", "arrived"))
+	wait(has("│ 1 event │", "admitted at"))
 	tm.Send(tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}})
 	wait(has("▶ RUNNING"))
 	wait(func(b []byte) bool { // the run loop has run a batch

@@ -123,3 +123,29 @@ func (s *series) columns(n int, end float64) []float64 {
 	}
 	return out
 }
+
+// truncate forgets the values after t (the run went back to t): the bins
+// after it are emptied, and the bin holding t keeps the share of its
+// known time that lies before t (a fair picture, not an exact one: where
+// in the bin the time was known is not kept). The value at t is unknown
+// until the next add.
+func (s *series) truncate(t float64) {
+	if !s.ok || t >= s.t {
+		return
+	}
+	if t <= 0 || s.width == 0 {
+		*s = series{}
+		return
+	}
+	i := int(t / s.width)
+	if i < len(s.sum) {
+		a := float64(i) * s.width
+		if keep := t - a; s.cov[i] > keep {
+			f := keep / s.cov[i]
+			s.sum[i] *= f
+			s.cov[i] = keep
+		}
+		s.sum, s.cov = s.sum[:i+1], s.cov[:i+1]
+	}
+	s.t, s.v = t, math.NaN()
+}

@@ -63,3 +63,33 @@ func TestFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestSeriesTruncate: going back to t forgets what came after it; the
+// values before stay, and the series goes on from the next add.
+func TestSeriesTruncate(t *testing.T) {
+	var s series
+	s.add(0, 1)
+	s.add(2, 3)
+	s.add(4, 5) // 1 on [0, 2), 3 on [2, 4), 5 from 4 on
+	s.truncate(3)
+	if s.t != 3 || !math.IsNaN(s.v) {
+		t.Fatalf("truncate(3): last sample at %g = %g, want 3 and unknown", s.t, s.v)
+	}
+	s.add(3, 7) // the run goes on from 3 with 7
+	got := s.columns(5, 5)
+	want := []float64{1, 1, 3, 7, 7}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-9 {
+			t.Fatalf("after truncate(3) and 7 from 3: columns(5, 5) = %v, want %v", got, want)
+		}
+	}
+	s.truncate(0)
+	if s.ok || len(s.sum) != 0 {
+		t.Errorf("truncate(0) left %d bins", len(s.sum))
+	}
+	s.add(1, 2)
+	s.truncate(5) // after the last sample: nothing to forget
+	if s.t != 1 || s.v != 2 {
+		t.Errorf("truncate past the last sample changed it: %g = %g", s.t, s.v)
+	}
+}

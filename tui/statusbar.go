@@ -53,6 +53,10 @@ type statusData struct {
 	lag     bool
 	seed    uint64
 	flash   string
+	blocked []string // pools whose queue head can never fit
+	stalled bool     // work waits and nothing can progress
+	notes   []string // the report's over/rej/stuck notes
+	stale   int      // leases older than the stale threshold
 }
 
 func (b statusBar) view(w int, d statusData) string {
@@ -88,6 +92,22 @@ func (b statusBar) view(w int, d statusData) string {
 		{prop(fmt.Sprintf("live %d", d.live)), 5},
 		{prop(fmt.Sprintf("seed %d", d.seed)), 6},
 		{st.Status.Title.Render(d.title), 7},
+	}
+	// The jam and the end come right after the state, and stay longest.
+	var jam []statusItem
+	for _, b := range d.blocked {
+		jam = append(jam, statusItem{st.Status.Stalled.Render("⚠ BLOCKED " + b), 0})
+	}
+	if d.stalled && d.state != stateStalled {
+		jam = append(jam, statusItem{st.Status.Stalled.Render("⚠ STALLED"), 0})
+	}
+	if d.state == stateDone || d.state == stateStalled && d.time >= d.horizon {
+		jam = append(jam, statusItem{prop(plural(d.stale, "stale lease", "stale leases") + " · " +
+			plural(d.live, "session live", "sessions live")), 0})
+	}
+	items = append(items[:1], append(jam, items[1:]...)...)
+	for _, n := range d.notes {
+		items = append(items, statusItem{st.Warn.Render(n), 4})
 	}
 	if d.flash != "" {
 		items = append(items, statusItem{st.Status.Flash.Render(d.flash), 1})

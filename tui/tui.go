@@ -25,8 +25,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
@@ -52,7 +54,36 @@ type Options struct {
 	// Tick schedules the next tick; nil means tea.Tick. Tests inject their
 	// own to send ticks by hand.
 	Tick func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
+
+	// Breaks are breakpoint expressions set at the start (--break).
+	Breaks []string
+	// At, when AtSet, starts the run paused at the first event at or
+	// after it (--at).
+	At    float64
+	AtSet bool
+	// Follow, when FollowSet, is a session followed from the start
+	// (--follow).
+	Follow    uint64
+	FollowSet bool
+	// CheckpointEvery is the timeline's checkpoint spacing in events; 0
+	// means checkpointEvery.
+	CheckpointEvery uint64
 }
+
+// BreakError is a --break expression that does not compile: Err is a
+// *lang.Error or lang.ErrorList at <command>:1:COL of Expr.
+type BreakError struct {
+	Expr string
+	Err  error
+}
+
+func (e *BreakError) Error() string { return "--break " + e.Expr + ": " + e.Err.Error() }
+func (e *BreakError) Unwrap() error { return e.Err }
+
+// checkpointEvery is the TUI's checkpoint spacing: half interp's default,
+// so a step back replays at most 32,768 events (some 25 ms on the seed),
+// for about 45 MB of checkpoints over the seed's 2.2 M events.
+const checkpointEvery = interp.DefaultCheckpointEvery / 2
 
 // Minimum terminal size; below it the screen says so.
 const (
@@ -67,13 +98,18 @@ const (
 	paneNIC
 	paneGauges
 	paneLog
-	paneDeploy // hidden at start
+	paneDeploy  // hidden at start
+	paneWhy     // hidden until enter or :why
+	paneSession // hidden until f or :follow
 	numPanes
 )
 
 // focusOrder is the order tab moves the focus in: the panes' order on the
 // screen, top to bottom and left to right.
-var focusOrder = [numPanes]int{paneLeases, paneKV, paneNIC, paneGauges, paneDeploy, paneLog}
+var focusOrder = [numPanes]int{paneLeases, paneKV, paneNIC, paneGauges, paneWhy, paneSession, paneDeploy, paneLog}
+
+// topPane reports whether pane i is one of those laid out two to a row.
+func topPane(i int) bool { return i < paneLog || i == paneWhy || i == paneSession }
 
 // pane is one box of the screen. Panes are plain structs (glow's habit):
 // setFrame takes the new picture in Update, setSize the content area,
@@ -125,6 +161,22 @@ type Model struct {
 	rects  [numPanes]rect
 	rows   [][]int // the visible panes by screen row
 	focus  int
+
+	prog   *model.Program
+	breaks []breakpoint // breakpoints and watches, by id
+	nextID int
+	follow uint64
+	stale  float64
+	iters  bool     // log every engine iteration (:iterations on)
+	msg    []string // the answer of `list` or the breakpoint hit, shown above the help until the next key
+
+	cmd     textinput.Model // the command line
+	cmdOpen bool
+	cmdKind string // ":" or "/"
+	cmdErr  *cmdError
+	hist    []string
+	histAt  int
+	footH   int // the footer's height at the last layout
 }
 
 type rect struct{ w, h int }
@@ -146,13 +198,26 @@ func New(p *model.Program, opts Options) (*Model, error) {
 	if opts.Tick == nil {
 		opts.Tick = tea.Tick
 	}
-	d, err := newDriver(p, interp.Options{Horizon: opts.Horizon, Warmup: opts.Warmup, Seed: opts.Seed, Version: opts.Version})
+	if opts.CheckpointEvery == 0 {
+		opts.CheckpointEvery = checkpointEvery
+	}
+	st := DefaultStyles()
+	m := &Model{st: st, keys: DefaultKeyMap(), help: help.New(), bar: statusBar{st: st}, opts: opts,
+		speed: opts.Speed, slice: opts.Slice, prog: p, nextID: 1, stale: opts.StaleAfter}
+	for _, src := range opts.Breaks {
+		e, err := compileQuery(p, src)
+		if err != nil {
+			return nil, &BreakError{Expr: src, Err: err}
+		}
+		m.breaks = append(m.breaks, breakpoint{id: m.nextID, kind: breakExpr, src: src, expr: e})
+		m.nextID++
+	}
+	d, err := newDriver(p, interp.Options{Horizon: opts.Horizon, Warmup: opts.Warmup, Seed: opts.Seed, Version: opts.Version},
+		opts.CheckpointEvery)
 	if err != nil {
 		return nil, err
 	}
-	st := DefaultStyles()
-	m := &Model{st: st, keys: DefaultKeyMap(), help: help.New(), bar: statusBar{st: st}, opts: opts, drv: d,
-		speed: opts.Speed, slice: opts.Slice}
+	m.drv = d
 	m.panes = [numPanes]pane{
 		newLeasesPane(st, p, opts.StaleAfter),
 		newKVPane(st),
@@ -160,10 +225,22 @@ func New(p *model.Program, opts Options) (*Model, error) {
 		newGaugesPane(st, p, opts.Warmup),
 		newLogPane(st),
 		newDeployPane(st, p),
+		newWhyPane(st),
+		newSessionPane(st),
 	}
 	for i := range m.shown {
-		m.shown[i] = i != paneDeploy
+		m.shown[i] = i != paneDeploy && i != paneWhy && i != paneSession
 	}
+	m.cmd = textinput.New()
+	m.cmd.Prompt = ":"
+	m.cmd.CharLimit = 500
+	m.cmd.Cursor.SetMode(cursor.CursorStatic) // no blink: no timers, same frames every time
+	m.drv = nil                               // no request before Init
+	m.setFollow(noSession)
+	if opts.FollowSet {
+		m.setFollow(opts.Follow)
+	}
+	m.drv, m.flash = d, ""
 	return m, nil
 }
 
@@ -181,8 +258,11 @@ func Run(p *model.Program, opts Options, popts ...tea.ProgramOption) error {
 	return err
 }
 
-// Init takes the first picture of the run.
+// Init takes the first picture of the run (at --at's event, if given).
 func (m *Model) Init() tea.Cmd {
+	if m.opts.AtSet {
+		return m.enqueue(request{kind: reqAt, dt: m.opts.At})
+	}
 	return m.enqueue(request{kind: reqSnapshot})
 }
 
@@ -194,12 +274,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, nil
 	case tea.KeyMsg:
+		if m.cmdOpen {
+			return m, m.cmdKey(msg)
+		}
 		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
 			// Keys typed faster than the terminal is read arrive as one
 			// message: take them one at a time.
 			var cmds []tea.Cmd
 			for _, r := range msg.Runes {
-				cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+				one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
+				if m.cmdOpen {
+					cmds = append(cmds, m.cmdKey(one))
+				} else {
+					cmds = append(cmds, m.key(one))
+				}
 			}
 			return m, tea.Batch(cmds...)
 		}
@@ -214,9 +302,48 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // key handles one key press.
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	cmd := m.key1(msg)
+	m.relayout()
+	return cmd
+}
+
+func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
 	m.flash = ""
+	m.msg = nil
 	switch {
+	case key.Matches(msg, k.Command):
+		m.openCmd(":", "")
+	case key.Matches(msg, k.Goto):
+		m.openCmd(":", "goto ")
+	case key.Matches(msg, k.Filter):
+		m.openCmd("/", m.logPane().filter)
+	case key.Matches(msg, k.Reverse):
+		m.pause()
+		if !m.hasBreaks() {
+			m.flash = "no breakpoint to go back to: :break EXPR sets one"
+			return nil
+		}
+		m.queue = nil
+		return m.enqueue(request{kind: reqReverse})
+	case key.Matches(msg, k.Follow):
+		if s := m.leasesPane().selected(); s != noSession {
+			if s == m.follow {
+				return m.setFollow(noSession)
+			}
+			return m.setFollow(s)
+		}
+		if m.follow != noSession {
+			return m.setFollow(noSession)
+		}
+		m.flash = "select a lease first (tab to the Leases pane, ↑/↓), or :follow N"
+	case key.Matches(msg, k.Why):
+		if s := m.leasesPane().selected(); s != noSession {
+			return m.setWhy(s)
+		}
+		m.flash = "select a lease first (tab to the Leases pane, ↑/↓), or :why N"
+	case key.Matches(msg, k.Tail):
+		m.offset[paneLog] = 0
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
 	case key.Matches(msg, k.Help):
@@ -272,6 +399,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.enqueue(request{kind: reqRestart})
 	case key.Matches(msg, k.Panes):
 		m.toggle(int(msg.String()[0] - '1'))
+	case key.Matches(msg, k.Inspect):
+		m.toggle(paneWhy + int(msg.String()[0]-'7'))
 	case key.Matches(msg, k.Deploy):
 		m.toggle(paneDeploy)
 	case key.Matches(msg, k.Focus):
@@ -285,6 +414,17 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		if key.Matches(msg, k.Up) {
 			step = -step
+		}
+		if m.focus == paneLeases && (msg.String() == "up" || msg.String() == "down" || msg.String() == "k" || msg.String() == "j") {
+			if line, ok := m.leasesPane().move(step); ok {
+				ch := m.rects[paneLeases].h - 2
+				if line < m.offset[paneLeases] {
+					m.offset[paneLeases] = line
+				} else if ch > 0 && line >= m.offset[paneLeases]+ch {
+					m.offset[paneLeases] = line - ch + 1
+				}
+				return nil
+			}
 		}
 		if m.focus == paneLog {
 			step = -step // the log's offset counts from its end
@@ -304,6 +444,15 @@ func (m *Model) toggle(i int) {
 		m.cycleFocus(1)
 	}
 	m.layout()
+}
+
+// show shows pane i and leaves the focus where it is (on the Leases
+// pane's cursor, say, so ↑/↓ go on selecting).
+func (m *Model) show(i int) {
+	if !m.shown[i] {
+		m.shown[i] = true
+		m.layout()
+	}
 }
 
 // cycleFocus moves the focus to the next (dir 1) or previous visible pane
@@ -386,6 +535,8 @@ func (m *Model) dispatch() tea.Cmd {
 	r := m.queue[0]
 	m.queue = m.queue[1:]
 	m.busy, m.inflight = true, r.kind
+	r.view = viewReq{breaks: append([]breakpoint(nil), m.breaks...), why: m.whyPane().serial,
+		follow: m.follow, stale: m.stale, iters: m.iters}
 	return m.drv.cmd(r)
 }
 
@@ -400,9 +551,18 @@ func (m *Model) apply(f frameMsg) tea.Cmd {
 		m.lag = f.capped || m.skipped
 		m.skipped = false
 	}
+	switch {
+	case f.hit != "":
+		m.pause()
+		m.queue = nil
+		m.msg = []string{"⏹ " + f.hit}
+	case f.kind == reqReverse && !f.found:
+		m.flash = "no earlier event where a breakpoint became true"
+	}
 	if m.over() {
 		m.pause()
 	}
+	m.relayout()
 	return m.dispatch()
 }
 
@@ -441,8 +601,8 @@ func (m *Model) layout() {
 		return
 	}
 	var top []int
-	for i := 0; i < paneLog; i++ {
-		if m.shown[i] {
+	for _, i := range focusOrder {
+		if topPane(i) && m.shown[i] {
 			top = append(top, i)
 		}
 	}
@@ -464,7 +624,8 @@ func (m *Model) layout() {
 	// The log takes a quarter of the height (at least 5 lines) when other
 	// rows share it; the other rows split the rest by weight, the last of
 	// them taking what the division leaves.
-	body := m.height - 1 - lipgloss.Height(m.helpView())
+	m.footH = lipgloss.Height(m.footerView())
+	body := m.height - 1 - m.footH
 	n, logH := len(m.rows), 0
 	if m.shown[paneLog] && n > 1 {
 		n--
@@ -523,7 +684,7 @@ func (m *Model) View() string {
 	var out []string
 	out = append(out, m.statusView())
 	if len(m.rows) == 0 {
-		body := m.height - 1 - lipgloss.Height(m.helpView())
+		body := m.height - 1 - lipgloss.Height(m.footerView())
 		out = append(out, lipgloss.Place(m.width, body, lipgloss.Center, lipgloss.Center,
 			m.st.Dim.Render("every pane is hidden: press 1…6 to show one")))
 	}
@@ -534,7 +695,7 @@ func (m *Model) View() string {
 		}
 		out = append(out, lipgloss.JoinHorizontal(lipgloss.Top, boxes...))
 	}
-	out = append(out, m.helpView())
+	out = append(out, m.footerView())
 	return strings.Join(out, "\n")
 }
 
@@ -543,9 +704,14 @@ func (m *Model) statusView() string {
 		slice: m.slice, speed: m.speed, lag: m.lag && m.running, seed: m.opts.Seed, flash: m.flash}
 	if f := m.frame; f != nil {
 		d.time, d.events, d.live = f.snap.Time, f.snap.Events, f.snap.Live
+		d.blocked, d.stalled, d.notes, d.stale = f.jam.blocked, f.jam.stalled, f.notes, f.stale
 	}
 	if m.busy {
 		switch m.inflight {
+		case reqSeekTime, reqSeekEvent, reqAt:
+			d.busy = "seeking"
+		case reqReverse:
+			d.busy = "searching back"
 		case reqBack:
 			d.busy = "rewinding"
 		case reqRestart:
@@ -571,16 +737,28 @@ func (m *Model) box(i int) string {
 		b = lipgloss.ThickBorder()
 		title = fmt.Sprintf(" ▶ %d %s ", i+1, p.title())
 	}
-	lines := p.lines()
-	maxOff := max(0, len(lines)-ch)
+	var lines []string
+	total := 0
+	lp, windowed := p.(*logPane)
+	if !windowed {
+		lines = p.lines()
+		total = len(lines)
+	} else {
+		total = lp.count()
+	}
+	maxOff := max(0, total-ch)
 	off := min(m.offset[i], maxOff)
 	m.offset[i] = off
 	start := off
 	if i == paneLog {
 		start = maxOff - off
 	}
+	if windowed {
+		lines = make([]string, start, start+ch)
+		lines = append(lines, lp.window(start, min(total, start+ch))...)
+	}
 	scroll := ""
-	if len(lines) > ch && ch > 0 {
+	if total > ch && ch > 0 {
 		arrows := ""
 		if start > 0 {
 			arrows += "↑"
@@ -588,7 +766,7 @@ func (m *Model) box(i int) string {
 		if start < maxOff {
 			arrows += "↓"
 		}
-		scroll = fmt.Sprintf(" %d-%d of %d %s ", start+1, start+ch, len(lines), arrows)
+		scroll = fmt.Sprintf(" %d-%d of %d %s ", start+1, start+ch, total, arrows)
 	}
 	var sb strings.Builder
 	sb.WriteString(m.edge(b.TopLeft, b.Top, b.TopRight, ts.Render(title), cw, bs))
@@ -615,4 +793,187 @@ func (m *Model) edge(left, fill, right, label string, cw int, bs lipgloss.Style)
 		return bs.Render(left + strings.Repeat(fill, cw) + right)
 	}
 	return bs.Render(left+fill) + label + bs.Render(strings.Repeat(fill, cw-1-lw)+right)
+}
+
+func (m *Model) leasesPane() *leasesPane   { return m.panes[paneLeases].(*leasesPane) }
+func (m *Model) logPane() *logPane         { return m.panes[paneLog].(*logPane) }
+func (m *Model) whyPane() *whyPane         { return m.panes[paneWhy].(*whyPane) }
+func (m *Model) sessionPane() *sessionPane { return m.panes[paneSession].(*sessionPane) }
+
+// hasBreaks reports whether a breakpoint (not a watch) is set.
+func (m *Model) hasBreaks() bool {
+	for _, b := range m.breaks {
+		if !b.watch {
+			return true
+		}
+	}
+	return false
+}
+
+// setFollow follows session n in every pane (noSession: none) and shows
+// the session pane.
+func (m *Model) setFollow(n uint64) tea.Cmd {
+	m.follow = n
+	m.leasesPane().follow = n
+	m.logPane().follow = n
+	m.panes[paneNIC].(*nicPane).follow = n
+	m.sessionPane().serial = n
+	if n != noSession {
+		m.flash = fmt.Sprintf("following session %d", n)
+		m.show(paneSession)
+	} else {
+		m.flash = "following no session"
+	}
+	if m.drv == nil {
+		return nil
+	}
+	return m.enqueue(request{kind: reqSnapshot})
+}
+
+// setWhy shows the why pane for session n.
+func (m *Model) setWhy(n uint64) tea.Cmd {
+	m.whyPane().serial = n
+	m.show(paneWhy)
+	return m.enqueue(request{kind: reqSnapshot})
+}
+
+// setStale sets the stale threshold.
+func (m *Model) setStale(t float64) {
+	m.stale = t
+	m.leasesPane().stale = t
+	m.flash = "stale > " + fmtSpan(t)
+}
+
+// openCmd opens the command line (":" commands or the "/" filter) with
+// text typed in.
+func (m *Model) openCmd(kind, text string) {
+	m.cmdOpen, m.cmdKind, m.cmdErr = true, kind, nil
+	m.cmd.Prompt = kind
+	m.cmd.SetValue(text)
+	m.cmd.CursorEnd()
+	m.cmd.Focus()
+	m.histAt = len(m.hist)
+}
+
+func (m *Model) closeCmd() {
+	m.cmdOpen, m.cmdErr = false, nil
+	m.cmd.Blur()
+	m.cmd.SetValue("")
+}
+
+// cmdKey handles a key while the command line is open.
+func (m *Model) cmdKey(msg tea.KeyMsg) tea.Cmd {
+	defer m.relayout()
+	switch msg.Type {
+	case tea.KeyEsc, tea.KeyCtrlC:
+		m.closeCmd()
+		return nil
+	case tea.KeyEnter:
+		line := m.cmd.Value()
+		if m.cmdKind == "/" {
+			m.closeCmd()
+			m.logPane().setFilter(line)
+			m.offset[paneLog] = 0
+			if line = strings.TrimSpace(line); line != "" {
+				m.flash = "log filtered by " + line
+			}
+			return nil
+		}
+		if s := strings.TrimSpace(line); s != "" && (len(m.hist) == 0 || m.hist[len(m.hist)-1] != s) {
+			m.hist = append(m.hist, s)
+		}
+		m.msg = nil
+		cmd, err := m.command(line)
+		if err != nil {
+			m.cmdErr = err
+			m.histAt = len(m.hist)
+			return nil
+		}
+		m.closeCmd()
+		return cmd
+	case tea.KeyUp, tea.KeyDown:
+		if m.cmdKind != ":" || len(m.hist) == 0 {
+			return nil
+		}
+		if msg.Type == tea.KeyUp {
+			m.histAt = max(0, m.histAt-1)
+		} else {
+			m.histAt = min(len(m.hist), m.histAt+1)
+		}
+		v := ""
+		if m.histAt < len(m.hist) {
+			v = m.hist[m.histAt]
+		}
+		m.cmd.SetValue(v)
+		m.cmd.CursorEnd()
+		m.cmdErr = nil
+		return nil
+	}
+	var cmd tea.Cmd
+	before := m.cmd.Value()
+	m.cmd, cmd = m.cmd.Update(msg)
+	if m.cmd.Value() != before {
+		m.cmdErr = nil
+	}
+	return cmd
+}
+
+// relayout lays the screen out again when the footer's height changed.
+func (m *Model) relayout() {
+	if m.width > 0 && lipgloss.Height(m.footerView()) != m.footH {
+		m.layout()
+	}
+}
+
+// footerView is what is below the panes: the breakpoints and watches, the
+// answer of `list`, then the command line with its error, or the help.
+func (m *Model) footerView() string {
+	var out []string
+	if strip := m.watchStrip(); strip != "" {
+		out = append(out, fit(strip, m.width))
+	}
+	for _, l := range m.msg {
+		st := m.st.Dim
+		if strings.HasPrefix(l, "⏹") {
+			st = m.st.Warn
+		}
+		out = append(out, fit(st.Render(l), m.width))
+	}
+	if m.cmdOpen {
+		out = append(out, fit(m.cmd.View(), m.width))
+		if e := m.cmdErr; e != nil {
+			caret := strings.Repeat(" ", len(m.cmdKind)+e.col) + "^ "
+			out = append(out, fit(m.st.Err.Render(caret+e.msg), m.width))
+			if e.hint != "" {
+				out = append(out, fit(m.st.Dim.Render(strings.Repeat(" ", len(m.cmdKind)+e.col)+"  "+e.hint), m.width))
+			}
+		} else if m.cmdKind == "/" {
+			out = append(out, fit(m.st.Dim.Render("filter the log: s35 or 35 (a session), or a pool or stage label; enter on nothing clears"), m.width))
+		} else {
+			out = append(out, fit(m.st.Dim.Render(commandHelp+" · ↑/↓ history · esc"), m.width))
+		}
+	} else {
+		out = append(out, m.helpView())
+	}
+	return strings.Join(out, "\n")
+}
+
+// watchStrip is one line: every breakpoint, and every watch with its value.
+func (m *Model) watchStrip() string {
+	if len(m.breaks) == 0 {
+		return ""
+	}
+	var parts []string
+	for i, b := range m.breaks {
+		s := b.String()
+		if b.watch {
+			v := "…"
+			if f := m.frame; f != nil && i < len(f.watches) && f.kind != reqRestart {
+				v = fmtValue(f.watches[i])
+			}
+			s += " = " + v
+		}
+		parts = append(parts, s)
+	}
+	return m.st.Label.Render("◆") + " " + strings.Join(parts, m.st.Status.Sep.Render(" │ "))
 }

@@ -113,7 +113,8 @@ func (hs *harness) run(cmd tea.Cmd) {
 	}
 }
 
-// press sends keys by name: "space", "right", "left", "tab", "ctrl+c", or
+// press sends keys by name: "space", "right", "left", "tab", "ctrl+c",
+// "enter", "esc", "up", "down", or
 // the characters of any other string, one key each.
 func (hs *harness) press(keys ...string) {
 	for _, k := range keys {
@@ -128,6 +129,14 @@ func (hs *harness) press(keys ...string) {
 			hs.send(tea.KeyMsg{Type: tea.KeyTab})
 		case "ctrl+c":
 			hs.send(tea.KeyMsg{Type: tea.KeyCtrlC})
+		case "enter":
+			hs.send(tea.KeyMsg{Type: tea.KeyEnter})
+		case "esc":
+			hs.send(tea.KeyMsg{Type: tea.KeyEsc})
+		case "up":
+			hs.send(tea.KeyMsg{Type: tea.KeyUp})
+		case "down":
+			hs.send(tea.KeyMsg{Type: tea.KeyDown})
 		default:
 			for _, r := range k {
 				hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
@@ -193,7 +202,7 @@ func TestBackIsDeterministic(t *testing.T) {
 	m, hs := newModel(t, Options{}, 100, 30)
 	hs.run(m.enqueue(request{kind: reqStep, n: 400}))
 	hs.press("b")
-	d, err := newDriver(seed(t), m.drv.opt)
+	d, err := newDriver(seed(t), m.drv.opt, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +441,7 @@ func TestSameReportAsRun(t *testing.T) {
 	if m.state() != stateDone || m.running {
 		t.Fatalf("at the end: state %v, running %v; want DONE, stopped", m.state(), m.running)
 	}
-	got := m.drv.sim.Report()
+	got := m.drv.sim().Report()
 	want, err := interp.Run(context.Background(), seed(t), interp.Options{Horizon: 120, Warmup: 10, Seed: 7})
 	if err != nil {
 		t.Fatal(err)

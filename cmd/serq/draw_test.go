@@ -55,17 +55,43 @@ func TestDrawText(t *testing.T) {
 	}
 }
 
+// TestDrawTikZ checks that --format tikz prints the picture of package
+// draw, and --standalone the document around it.
+func TestDrawTikZ(t *testing.T) {
+	f := "../../examples/single-turn/tandem.sq"
+	code, pic, stderr := drawRun(t, f, "--format", "tikz", "--", "--lam", "2")
+	if code != 0 || stderr != "" {
+		t.Fatalf("serq draw --format tikz = %d, %q", code, stderr)
+	}
+	if !strings.HasPrefix(pic, "% serq draw: tandem.sq\n\\begin{tikzpicture}\n") || !strings.HasSuffix(pic, "\\end{tikzpicture}\n") {
+		t.Errorf("serq draw --format tikz is not one tikzpicture:\n%s", pic)
+	}
+	if !strings.Contains(pic, "{sessions: poisson(2)}") {
+		t.Errorf("serq draw --format tikz: no arrivals in\n%s", pic)
+	}
+	code, doc, stderr := drawRun(t, f, "--standalone", "--format", "tikz", "--", "--lam", "2")
+	if code != 0 || stderr != "" {
+		t.Fatalf("serq draw --format tikz --standalone = %d, %q", code, stderr)
+	}
+	if !strings.HasPrefix(doc, "\\documentclass{article}\n") || !strings.Contains(doc, pic) || !strings.HasSuffix(doc, "\\end{document}\n") {
+		t.Errorf("serq draw --standalone is not a document around the picture:\n%s", doc)
+	}
+}
+
 func TestDrawErrors(t *testing.T) {
-	const usage = "usage: serq draw FILE [--format svg|txt] [--out PATH] [--set name=expr]... [--def name=expr]... [-- --name value ...]\n"
+	const usage = "usage: serq draw FILE [--format svg|txt|tikz] [--standalone] [--out PATH] [--set name=expr]... [--def name=expr]... [-- --name value ...]\n"
 	f := "../../examples/single-turn/mg1.sq"
 	tests := []struct {
 		args []string
 		code int
 		want string // stderr
 	}{
-		{[]string{f, "--format", "png"}, 2, "error: invalid value `png` for --format; expected svg or txt\nhelp: use --format svg\n" + usage},
+		{[]string{f, "--format", "png"}, 2, "error: invalid value `png` for --format; expected svg, txt or tikz\nhelp: use --format svg\n" + usage},
+		{[]string{f, "--standalone"}, 2, "error: --standalone is for --format tikz\nhelp: use --format tikz --standalone\n" + usage},
+		{[]string{f, "--format", "txt", "--standalone"}, 2, "error: --standalone is for --format tikz\nhelp: use --format tikz --standalone\n" + usage},
+		{[]string{f, "--standalone", "--format", "tikz", "--horizon", "1"}, 2, "error: --horizon is not supported by `draw`\nhelp: --horizon applies to ir, run, tui, sweep\n" + usage},
 		{[]string{f, "--format"}, 2, "error: missing value for --format\nhelp: supply a value immediately after --format\n" + usage},
-		{[]string{f, "--horizon", "1"}, 2, "error: --horizon is not supported by `draw`\nhelp: --horizon applies to ir, run, tui\n" + usage},
+		{[]string{f, "--horizon", "1"}, 2, "error: --horizon is not supported by `draw`\nhelp: --horizon applies to ir, run, tui, sweep\n" + usage},
 		{[]string{}, 2, "error: missing FILE\nhelp: supply a .sq program file\n" + usage},
 		{[]string{"no-such.sq"}, 1, "no-such.sq: cannot read: no such file or directory\n"},
 		{[]string{f, "--out", filepath.Join(t.TempDir(), "no", "dir.svg")}, 1, ""},

@@ -4,11 +4,18 @@
 //	serq ir    FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]
 //	serq run   FILE --horizon T [--warmup T] [--seed N] [--arrivals N]
 //	                [--set name=expr]... [--def name=expr]... [--json] [--dump DIR]
-//	                [-- --name value ...]
+//	                [--plot DIR] [-- --name value ...]
 //	serq tui   FILE [--horizon T] [--warmup T] [--seed N]
 //	                [--set name=expr]... [--def name=expr]... [-- --name value ...]
-//	serq draw  FILE [--format svg|txt] [--out PATH]
+//	serq draw  FILE [--format svg|txt|tikz] [--standalone] [--out PATH]
 //	                [--set name=expr]... [--def name=expr]... [-- --name value ...]
+//	serq target FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]
+//	serq sweep FILE --vary NAME=V1,V2,…|A:B:STEP... [--seeds A-B] --horizon T
+//	                [--warmup T] [--jobs N] [--out DIR] [--shard i/n] [--fail-fast]
+//	                [--plot [--metric NAME]...] [--set …]... [-- --name value ...]
+//	serq sweep merge --out DIR SHARD_DIR...
+//	serq fmt   [--check] [FILE...]
+//	serq lsp
 //	serq --version
 //
 // FILE is program text (.sq), or IR JSON (.json) as `serq ir` prints it,
@@ -16,8 +23,10 @@
 // arguments.
 //
 // Exit status: 0 on success; 1 when the program does not load or cannot
-// run; 2 on a usage error (unknown command or option, a missing or invalid
-// value, a bad --set, --def or program argument). Usage errors print
+// run, or an output cannot be written; 2 on a usage error (unknown command
+// or option, a missing or invalid value, a bad --set, --def or program
+// argument); 128 plus the signal's number when a signal stops serq run or
+// serq tui (docs/cli.md). Usage errors print
 // "error: …" and the command's usage line to stderr; load errors print each
 // error with its source line and a caret under the column.
 //
@@ -31,6 +40,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,13 +54,13 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/mattn/go-isatty"
 
 	"github.com/serq/serq/draw"
+	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
@@ -71,21 +81,31 @@ type cli struct {
 	IR      irCmd    `cmd:"" name:"ir" help:"Print the lowered program as JSON."`
 	Run     runCmd   `cmd:"" help:"Simulate a program and print the report (not implemented yet)."`
 	Tui     tuiCmd   `cmd:"" name:"tui" help:"Step a simulation live in the terminal UI (without --horizon it runs to t=1e9)."`
-	Draw    drawCmd  `cmd:"" name:"draw" help:"Draw the deployment as a standalone SVG or as box-drawing text."`
+	Draw    drawCmd  `cmd:"" name:"draw" help:"Draw the deployment as a standalone SVG, box-drawing text or a TikZ picture for LaTeX."`
+
+	// The language's tools, each in a file of its own (target.go, fmt.go, lsp.go).
+	Target targetCmd `cmd:"" name:"target" help:"Print the vLLM configuration the program describes, as JSON (refused where vLLM cannot run it)."`
+	Sweep  sweepCmd  `cmd:"" name:"sweep" help:"Run a program over a product of input values and seeds, in parallel (serq sweep merge combines shards)."`
+	Fmt    fmtCmd    `cmd:"" name:"fmt" help:"Format .sq files in the canonical layout (in place; no files: stdin to stdout)."`
+	LSP    lspCmd    `cmd:"" name:"lsp" help:"Run the language server on stdin and stdout (for editors)."`
 }
 
 // usages are the commands' usage lines, printed after a usage error.
 var usages = map[string]string{
-	"":      "serq <check|ir|run|tui|draw> FILE [OPTIONS] | serq --version",
+	"":      "serq <check|ir|run|tui|draw|target|sweep|fmt|lsp> FILE [OPTIONS] | serq --version",
 	"check": "serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"ir": "serq ir FILE [--horizon T] [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
 		"[--def name=expr]... [-- --name value ...]",
-	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
-		"[--def name=expr]... [--json] [--dump DIR] [-- --name value ...]",
-	"tui": "serq tui FILE [--horizon T] [--warmup T] [--seed N] [--set name=expr]... " +
+	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--trace F] [--set name=expr]... " +
+		"[--def name=expr]... [--json] [--dump DIR] [--plot DIR] [--max-live N] [-- --name value ...]",
+	"tui": "serq tui FILE [--horizon T] [--warmup T] [--seed N] [--break EXPR]... [--stale T] [--at T] " +
+		"[--follow N] [--screenshot PATH [--size WxH]] [--set name=expr]... [--def name=expr]... [-- --name value ...]",
+	"draw": "serq draw FILE [--format svg|txt|tikz] [--standalone] [--out PATH] [--set name=expr]... " +
 		"[--def name=expr]... [-- --name value ...]",
-	"draw": "serq draw FILE [--format svg|txt] [--out PATH] [--set name=expr]... " +
-		"[--def name=expr]... [-- --name value ...]",
+	"target": "serq target FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
+	"sweep":  sweepUsage,
+	"fmt":    "serq fmt [--check] [FILE...]",
+	"lsp":    "serq lsp",
 }
 
 // env is what a command's Run method works with.
@@ -124,9 +144,10 @@ type irCmd struct {
 // drawCmd is `serq draw`: the deployment figure of package draw. Format
 // is a string so that a bad value gets the reference message.
 type drawCmd struct {
-	loadFlags `embed:""`
-	Format    string  `placeholder:"svg|txt" default:"svg" help:"svg: a standalone SVG image (default); txt: box-drawing text, 100 columns."`
-	Out       *string `placeholder:"PATH" help:"Write the figure to PATH instead of stdout."`
+	loadFlags  `embed:""`
+	Format     string  `placeholder:"svg|txt|tikz" default:"svg" help:"svg: a standalone SVG image (default); txt: box-drawing text, 100 columns; tikz: a TikZ picture for LaTeX."`
+	Out        *string `placeholder:"PATH" help:"Write the figure to PATH instead of stdout."`
+	Standalone bool    `help:"With --format tikz: a LaTeX document that compiles by itself (pdflatex), not a picture to \\input."`
 }
 
 // settingFlags are the run settings. They are strings so that their values
@@ -144,11 +165,19 @@ type runCmd struct {
 	JSON         bool    `name:"json" help:"Print the report as one line of JSON."`
 	Trace        *string `placeholder:"F" help:"Replace the program's trace CSV (a path relative to the current directory)."`
 	Dump         *string `placeholder:"DIR" help:"Write per-sample CSVs into DIR."`
+	MaxLive      *string `name:"max-live" placeholder:"N" help:"Stop when more than N sessions and fork legs are live at once (default 1000000)."`
+	Plot         *string `placeholder:"DIR" help:"Write SVG and PNG charts into DIR: each gauge over time, each observe's CDF."`
 }
 
 type tuiCmd struct {
 	loadFlags    `embed:""`
 	settingFlags `embed:""`
+	Break        []string `name:"break" sep:"none" placeholder:"EXPR" help:"Stop the run at the first event after which EXPR holds, e.g. 'used(D[0].kv) > 2000' (repeatable)."`
+	Stale        *string  `placeholder:"T" help:"Flag a lease older than T seconds as stale (default 1)."`
+	At           *string  `placeholder:"T" help:"Start paused at the first event at or after time T."`
+	Follow       *string  `placeholder:"N" help:"Follow session N from the start."`
+	Size         *string  `placeholder:"WxH" help:"The screen size of --screenshot (default 160x48)."`
+	Screenshot   *string  `placeholder:"PATH" help:"Render the screen at --at T, or where the first --break stops (at the horizon if none does), to PATH as text (.txt) or SVG (.svg), and exit; needs no terminal."`
 }
 
 // settings are validated run settings.
@@ -174,6 +203,7 @@ type loadError struct {
 	file    string            // FILE as given
 	err     error             // lang.ErrorList, *lang.Error, or any error
 	sources map[string][]byte // the files Load read, by the path it read them with
+	partial *interp.Report    // a run stopped by a progress guard: its report so far
 }
 
 func (e *loadError) Error() string { return e.file + ": " + e.err.Error() }
@@ -189,12 +219,25 @@ type exitSignal struct{ code int }
 // run runs serq with the arguments after the program name and returns the
 // exit status. Nothing reaches stdout unless the command succeeds.
 func run(args []string, stdout, stderr io.Writer) (code int) {
+	// A failed write to stdout (a full disk, a closed pipe) fails the
+	// command, whatever it printed.
+	out := &checkedWriter{w: stdout}
+	stdout = out
+	defer func() {
+		if out.err != nil {
+			fmt.Fprintf(stderr, "serq: cannot write the output: %v\n", unwrapPath(out.err))
+			code = 1
+		}
+	}()
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-V") {
 		if len(args) > 1 {
 			return usage(stderr, "", fmt.Sprintf("`%s` takes no arguments, found `%s`", args[0], args[1]))
 		}
 		fmt.Fprintf(stdout, "serq %s\n", version)
 		return 0
+	}
+	if len(args) > 0 && args[0] == "sweep" && len(args) > 1 && args[1] == "merge" {
+		return runSweepMerge(args[2:], stdout, stderr)
 	}
 	flags, progArgs := args, []string(nil)
 	if i := slices.Index(args, "--"); i >= 0 {
@@ -245,6 +288,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	kctx, err := parser.Parse(flags)
+	if err != nil && out.err != nil {
+		return 1 // --help could not be written
+	}
 	if err != nil {
 		if cmd == "" {
 			var perr *kong.ParseError
@@ -264,10 +310,13 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		uerr *usageError
 		lerr *loadError
 		nerr *notYetError
+		ierr *interruptedError
 	)
 	switch {
 	case err == nil:
 		return 0
+	case out.err != nil:
+		return 1 // the deferred message says why
 	case errors.As(err, &uerr):
 		return usage(stderr, cmd, uerr.msg)
 	case errors.As(err, &lerr):
@@ -276,6 +325,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	case errors.As(err, &nerr):
 		fmt.Fprintln(stderr, nerr.Error())
 		return 1
+	case errors.As(err, &ierr):
+		fmt.Fprintf(stderr, "serq %s: %v\n", cmd, err)
+		return ierr.code()
 	default:
 		fmt.Fprintf(stderr, "serq %s: %v\n", cmd, err)
 		return 1
@@ -313,6 +365,12 @@ func scan(app *kong.Application, args []string) (string, error) {
 		return "", fmt.Errorf("unknown command `%s`\n%s", args[0], choose)
 	}
 	name := cmd.Name
+	switch name {
+	case "fmt":
+		return name, scanFmt(args[1:]) // files, not FILE and the load flags
+	case "lsp":
+		return name, scanLSP(args[1:])
+	}
 	if len(args) < 2 || strings.HasPrefix(args[1], "--") {
 		return name, errors.New("missing FILE\nhelp: supply a .sq program file")
 	}
@@ -406,21 +464,27 @@ func (c *irCmd) Run(e *env) error {
 }
 
 func (c *drawCmd) Run(e *env) error {
-	if c.Format != "svg" && c.Format != "txt" {
-		return usagef("invalid value `%s` for --format; expected svg or txt\nhelp: use --format svg", c.Format)
+	if c.Format != "svg" && c.Format != "txt" && c.Format != "tikz" {
+		return usagef("invalid value `%s` for --format; expected svg, txt or tikz\nhelp: use --format svg", c.Format)
+	}
+	if c.Standalone && c.Format != "tikz" {
+		return usagef("--standalone is for --format tikz\nhelp: use --format tikz --standalone")
 	}
 	prog, err := c.load(e)
 	if err != nil {
 		return err
 	}
 	var out []byte
-	if c.Format == "txt" {
+	switch c.Format {
+	case "txt":
 		out = []byte(draw.Text(prog, drawWidth, nil))
-	} else {
+	case "tikz":
+		out = draw.TikZ(prog, c.Standalone)
+	default:
 		out = draw.SVG(prog)
 	}
 	if c.Out != nil {
-		if err := os.WriteFile(*c.Out, out, 0o644); err != nil {
+		if err := safeio.WriteFile(*c.Out, out); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Out, err)}
 		}
 		return nil
@@ -474,17 +538,41 @@ func (c *runCmd) Run(e *env) error {
 		}
 		prog.Workload.Trace = *c.Trace
 	}
-	sim, err := interp.New(prog, interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version})
+	maxLive, err := c.maxLive()
+	if err != nil {
+		return err
+	}
+	sim, err := interp.New(prog, interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version, MaxLive: maxLive})
 	if err != nil {
 		return &loadError{file: c.File, err: err}
 	}
-	if err := runWithProgress(sim, e.stderr); err != nil {
-		return &loadError{file: c.File, err: err}
+	in := catchInterrupts()
+	defer in.stop()
+	if err := runWithProgress(sim, e.stderr, in); err != nil {
+		if errors.As(err, new(*interruptedError)) {
+			return err
+		}
+		lerr := &loadError{file: c.File, err: err}
+		if errors.As(err, new(*interp.ProgressError)) {
+			lerr.partial = sim.Report()
+		}
+		return lerr
 	}
 	rep := sim.Report()
 	if c.Dump != nil {
-		if err := writeDump(*c.Dump, rep); err != nil {
+		if err := writeDumpStop(*c.Dump, rep, in.stopped); err != nil {
+			if errors.Is(err, errInterrupted) {
+				return &interruptedError{sig: in.caught(), what: fmt.Sprintf("the dump was abandoned, no file in %s changed; no report written", *c.Dump)}
+			}
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, err)}
+		}
+	}
+	if sig := in.caught(); sig != nil && c.Dump == nil {
+		return &interruptedError{sig: sig, what: "the run ended; no report written"}
+	}
+	if c.Plot != nil {
+		if err := writeRunPlots(*c.Plot, c.File, rep); err != nil {
+			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Plot, err)}
 		}
 	}
 	if c.JSON {
@@ -529,12 +617,95 @@ func (c *tuiCmd) Run(e *env) error {
 	if s.warmup >= horizon {
 		return &loadError{file: c.File, err: fmt.Errorf("warmup %s is not below the horizon %s", *c.Warmup, horizonText)}
 	}
-	out, ok := e.stdout.(*os.File)
+	opts := tui.Options{Horizon: horizon, Warmup: s.warmup, Seed: s.seed, Version: version, Title: filepath.Base(c.File),
+		Breaks: c.Break}
+	w, h, err := c.debugFlags(&opts)
+	if err != nil {
+		return err
+	}
+	if c.Screenshot != nil {
+		screen, err := tui.Screenshot(prog, opts, w, h)
+		if err != nil {
+			return c.breakError(err)
+		}
+		if strings.HasSuffix(*c.Screenshot, ".svg") {
+			screen = tui.SVG(screen)
+		} else {
+			screen += "\n"
+		}
+		if err := safeio.WriteFile(*c.Screenshot, []byte(screen)); err != nil {
+			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Screenshot, err)}
+		}
+		return nil
+	}
+	out, ok := stdoutFile(e.stdout)
 	if !ok || !(isatty.IsTerminal(out.Fd()) || isatty.IsCygwinTerminal(out.Fd())) {
+		if _, err := tui.New(prog, opts); err != nil {
+			return c.breakError(err)
+		}
 		return errors.New("stdout is not a terminal: the TUI needs one (serq run prints a report anywhere)")
 	}
-	opts := tui.Options{Horizon: horizon, Warmup: s.warmup, Seed: s.seed, Version: version, Title: filepath.Base(c.File)}
-	return tui.Run(prog, opts, tea.WithAltScreen(), tea.WithOutput(out))
+	return c.breakError(runTUI(func(ctx context.Context) error {
+		// runTUI alone handles the signals: Bubble Tea's own handler, sending
+		// to a program that the context has just stopped, could block its
+		// shutdown.
+		return tui.Run(prog, opts, tea.WithAltScreen(), tea.WithOutput(out), tea.WithContext(ctx), tea.WithoutSignalHandler())
+	}))
+}
+
+// debugFlags checks the debugger's flags into opts and returns the
+// screenshot's size.
+func (c *tuiCmd) debugFlags(opts *tui.Options) (w, h int, err error) {
+	if c.Stale != nil {
+		if opts.StaleAfter, err = timeValue("--stale", *c.Stale, true); err != nil {
+			return 0, 0, err
+		}
+	}
+	if c.At != nil {
+		if opts.At, err = timeValue("--at", *c.At, false); err != nil {
+			return 0, 0, err
+		}
+		if opts.At > opts.Horizon {
+			return 0, 0, usagef("invalid value `%s` for --at; it is past the horizon %s\nhelp: use --at 0", *c.At,
+				strconv.FormatFloat(opts.Horizon, 'g', -1, 64))
+		}
+		opts.AtSet = true
+	}
+	if c.Follow != nil {
+		if opts.Follow, err = parseCount(*c.Follow); err != nil {
+			return 0, 0, usagef("invalid value `%s` for --follow; expected a session number\nhelp: use --follow 35", *c.Follow)
+		}
+		opts.FollowSet = true
+	}
+	w, h = 160, 48
+	if c.Size != nil {
+		ws, hs, ok := strings.Cut(*c.Size, "x")
+		var err1, err2 error
+		w, err1 = strconv.Atoi(ws)
+		h, err2 = strconv.Atoi(hs)
+		if !ok || err1 != nil || err2 != nil || w < 64 || h < 20 || w > 1000 || h > 1000 {
+			return 0, 0, usagef("invalid value `%s` for --size; expected WxH, at least 64x20\nhelp: use --size 160x48", *c.Size)
+		}
+		if c.Screenshot == nil {
+			return 0, 0, usagef("--size applies to --screenshot\nhelp: add --screenshot screen.txt")
+		}
+	}
+	if c.Screenshot != nil && c.At == nil && c.Horizon == nil {
+		return 0, 0, usagef("--screenshot without --at runs to the horizon: it needs --horizon T\nhelp: add --horizon 100, or --at T")
+	}
+	if c.Screenshot != nil && !strings.HasSuffix(*c.Screenshot, ".txt") && !strings.HasSuffix(*c.Screenshot, ".svg") {
+		return 0, 0, usagef("invalid value `%s` for --screenshot; expected a .txt or .svg path\nhelp: use --screenshot screen.txt", *c.Screenshot)
+	}
+	return w, h, nil
+}
+
+// breakError shows a --break that does not compile with its caret.
+func (c *tuiCmd) breakError(err error) error {
+	var be *tui.BreakError
+	if errors.As(err, &be) {
+		return &loadError{file: c.File, err: be.Err, sources: map[string][]byte{lang.QueryFile: []byte(be.Expr)}}
+	}
+	return err
 }
 
 // settings validates the run settings given.
@@ -598,7 +769,7 @@ func (c *loadFlags) load(e *env) (*model.Program, error) {
 	}
 	opts.Sets = append(opts.Sets, args...)
 
-	src, err := os.ReadFile(c.File)
+	src, err := lang.ReadSource(c.File)
 	if err != nil {
 		var perr *fs.PathError
 		if errors.As(err, &perr) {
@@ -614,7 +785,7 @@ func (c *loadFlags) load(e *env) (*model.Program, error) {
 		if b, ok := sources[p]; ok {
 			return b, nil
 		}
-		b, err := os.ReadFile(p)
+		b, err := lang.ReadSource(p)
 		if err == nil {
 			sources[p] = b
 		}
@@ -741,6 +912,9 @@ func numberExpr(x float64) string { return model.FormatNum(x) }
 // source line and a caret under the column, the message's further lines
 // and the hint.
 func renderLoadError(w io.Writer, e *loadError) {
+	if e.partial != nil {
+		defer renderPartial(w, e)
+	}
 	var list lang.ErrorList
 	var one *lang.Error
 	var rerr *interp.RunError
@@ -776,9 +950,10 @@ func renderError(w io.Writer, e *loadError, le *lang.Error) {
 	} else {
 		fmt.Fprintf(w, "%s: %s\n", pos, first)
 		if line, ok := sourceLine(e, pos.File, pos.Line); ok {
+			line, col := snippet(line, pos.Col)
 			fmt.Fprintf(w, " | %s\n", line)
-			if pos.Col > 0 {
-				fmt.Fprintf(w, " | %s^\n", caretIndent(line, pos.Col))
+			if col > 0 {
+				fmt.Fprintf(w, " | %s^\n", caretIndent(line, col))
 			}
 		}
 	}
@@ -798,8 +973,11 @@ func renderError(w io.Writer, e *loadError, le *lang.Error) {
 func sourceLine(e *loadError, file string, n int) (string, bool) {
 	src, ok := e.sources[file]
 	if !ok {
+		if filepath.Ext(file) != ".sq" {
+			return "", false // an IR position may name any file: quote serQ source only
+		}
 		var err error
-		if src, err = os.ReadFile(file); err != nil {
+		if src, err = lang.ReadSource(file); err != nil {
 			if src, err = fs.ReadFile(lib.FS, path.Base(file)); err != nil {
 				return "", false
 			}
@@ -810,7 +988,7 @@ func sourceLine(e *loadError, file string, n int) (string, bool) {
 		return "", false
 	}
 	line := string(bytes.TrimSuffix(lines[n-1], []byte("\r")))
-	if !utf8.ValidString(line) {
+	if !quotable(line) {
 		return "", false
 	}
 	return line, true
@@ -876,7 +1054,7 @@ func expandInstances(flags []string) ([]string, error) {
 		}
 		in, err := lang.ReadInstance(path, nil)
 		if err != nil {
-			src, _ := os.ReadFile(path)
+			src, _ := lang.ReadSource(path)
 			return nil, &loadError{file: path, err: err, sources: map[string][]byte{path: src}}
 		}
 		for _, s := range in.Sets {

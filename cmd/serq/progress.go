@@ -13,8 +13,9 @@ import (
 
 // runWithProgress runs the simulation. On a terminal, a run longer than a
 // second shows a progress line on stderr (simulated time, events per
-// second), erased at the end; elsewhere stderr stays silent.
-func runWithProgress(sim *interp.Sim, stderr io.Writer) error {
+// second), erased at the end; elsewhere stderr stays silent. A signal
+// caught by in stops the run with an *interruptedError.
+func runWithProgress(sim *interp.Sim, stderr io.Writer, in *interrupts) error {
 	f, ok := stderr.(*os.File)
 	tty := ok && isatty.IsTerminal(f.Fd())
 	start := time.Now()
@@ -23,6 +24,17 @@ func runWithProgress(sim *interp.Sim, stderr io.Writer) error {
 	n := 0
 	for sim.Step() {
 		n++
+		if n&255 == 0 {
+			if signalHook != nil {
+				signalHook("run", in)
+			}
+			if sig := in.caught(); sig != nil {
+				if shown {
+					fmt.Fprint(stderr, "\r\x1b[K")
+				}
+				return &interruptedError{sig: sig, what: fmt.Sprintf("the run stopped at t=%.6g after %d events; no report written", sim.Now(), sim.Events())}
+			}
+		}
 		if !tty || n&1023 != 0 {
 			continue
 		}

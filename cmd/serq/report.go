@@ -12,7 +12,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,6 +24,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
 )
 
@@ -553,13 +557,39 @@ func (j *rptJSON) str(s string) {
 // Floats are shortest round-trip without exponent; lines end in \n.
 // The error is the file system's, unwrapped (the caller says
 // "cannot write DIR: …").
-func writeDump(dir string, r *interp.Report) error {
+//
+// Every file is written to a temporary file beside it and all are renamed
+// into place at the end (safeio.Batch): a failed or interrupted dump
+// leaves the previous files as they were, and a symlink at a file's name
+// is replaced, never written through. stop, if not nil, is asked between
+// lines; once it reports true the dump is abandoned with errInterrupted.
+func writeDump(dir string, r *interp.Report) error { return writeDumpStop(dir, r, nil) }
+
+func writeDumpStop(dir string, r *interp.Report, stop func() bool) (err error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	b := &safeio.Batch{}
+	defer func() {
+		if err != nil {
+			b.Abort()
+		}
+	}()
+	rptWriteFile := func(path string, fill func(*stopWriter) error) error {
+		err := b.Create(path, func(w *bufio.Writer) error {
+			if stop != nil && stop() {
+				return errInterrupted
+			}
+			return fill(&stopWriter{w, stop, 0})
+		})
+		if err == nil && signalHook != nil && stop != nil {
+			signalHook("dump", nil)
+		}
 		return err
 	}
 	for i := range r.Observes {
 		o := &r.Observes[i]
-		err := rptWriteFile(filepath.Join(dir, o.Name+".csv"), func(w *bufio.Writer) error {
+		err := rptWriteFile(filepath.Join(dir, o.Name+".csv"), func(w *stopWriter) error {
 			w.WriteString("time,session,turn,value\n")
 			var line []byte
 			for _, s := range o.Samples {
@@ -582,15 +612,20 @@ func writeDump(dir string, r *interp.Report) error {
 		}
 	}
 	if len(r.Gauges) == 0 {
-		return nil
+		return b.Commit()
 	}
 	gdir := filepath.Join(dir, "gauge")
-	if err := os.MkdirAll(gdir, 0o777); err != nil {
+	if err := os.Mkdir(gdir, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
+	}
+	if fi, err := os.Lstat(gdir); err != nil {
+		return err
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory (a symlink is not followed)", gdir)
 	}
 	for i := range r.Gauges {
 		g := &r.Gauges[i]
-		err := rptWriteFile(filepath.Join(gdir, g.Name+".csv"), func(w *bufio.Writer) error {
+		err := rptWriteFile(filepath.Join(gdir, g.Name+".csv"), func(w *stopWriter) error {
 			w.WriteString("time,value\n")
 			var line []byte
 			for _, p := range g.Points {
@@ -608,22 +643,5 @@ func writeDump(dir string, r *interp.Report) error {
 			return err
 		}
 	}
-	return nil
-}
-
-// rptWriteFile creates (or truncates) path and writes it through fill.
-func rptWriteFile(path string, fill func(*bufio.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 64<<10)
-	err = fill(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return b.Commit()
 }

@@ -1,0 +1,349 @@
+package main
+
+// Charts: `serq sweep --plot` draws each chosen metric against the first
+// varied input, a line per combination of the other inputs, with error
+// bars across seeds, as SVG and PNG (gonum/plot) and in the terminal
+// (ntcharts); `serq run --plot DIR` draws a run's gauges over time and
+// each observe's empirical CDF (docs/sweeps.md).
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/NimbleMarkets/ntcharts/canvas"
+	"github.com/NimbleMarkets/ntcharts/linechart"
+	"github.com/charmbracelet/lipgloss"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/serq/serq/interp"
+)
+
+// plotMetrics checks the --metric names against the rows' metrics; none
+// given means every observe's mean.
+func plotMetrics(asked []string, rows []sweepRow) ([]string, error) {
+	cols := columnsOf(rows)
+	known := cols.metricNames()
+	if len(asked) == 0 {
+		var out []string
+		for _, o := range cols.obs {
+			out = append(out, o+".mean")
+		}
+		return out, nil
+	}
+	for _, m := range asked {
+		if !slices.Contains(known, m) {
+			return nil, usagef("unknown metric `%s` for --metric; the sweep's metrics are %s\nhelp: an observe's NAME.count, NAME.mean or NAME.p99, a gauge's NAME.mean, rejected or stuck",
+				m, strings.Join(known, ", "))
+		}
+	}
+	return asked, nil
+}
+
+// sweepLine is one line of a sweep chart: the points whose inputs other
+// than the first are the same.
+type sweepLine struct {
+	label          string // "thr=512 blocksD=10000", or the metric with one input
+	x, y, ci       []float64
+	firstPointOfIt int
+}
+
+// sweepLines are metric m's lines, in point order.
+func sweepLines(spec *sweepSpec, sum []sweepStat, m string) []sweepLine {
+	var lines []sweepLine
+	inner := spec.points() / len(spec.Vary[0].Values) // points per value of the first input
+	for _, s := range sum {
+		if s.Metric != m || math.IsNaN(s.Mean) {
+			continue
+		}
+		key := s.Point % inner
+		k := slices.IndexFunc(lines, func(l sweepLine) bool { return l.firstPointOfIt == key })
+		if k < 0 {
+			vals := spec.pointValues(s.Point)
+			var parts []string
+			for i := 1; i < len(spec.Vary); i++ {
+				parts = append(parts, spec.Vary[i].Name+"="+formatFloat(vals[i]))
+			}
+			label := strings.Join(parts, " ")
+			if label == "" {
+				label = m
+			}
+			lines = append(lines, sweepLine{label: label, firstPointOfIt: key})
+			k = len(lines) - 1
+		}
+		l := &lines[k]
+		l.x = append(l.x, spec.pointValues(s.Point)[0])
+		l.y = append(l.y, s.Mean)
+		ci := s.CI
+		if math.IsInf(ci, 0) || math.IsNaN(ci) {
+			ci = 0 // one seed: no bar
+		}
+		l.ci = append(l.ci, ci)
+	}
+	sort.SliceStable(lines, func(a, b int) bool { return lines[a].firstPointOfIt < lines[b].firstPointOfIt })
+	return lines
+}
+
+// errPoints are a line's points with their error bars.
+type errPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// sweepPlot is metric m's chart.
+func sweepPlot(spec *sweepSpec, sum []sweepStat, m string) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: %s over %d seeds (95%% CI across seeds)", filepath.Base(spec.File), m, len(spec.Seeds))
+	p.X.Label.Text = spec.Vary[0].Name
+	p.Y.Label.Text = m
+	p.Add(plotter.NewGrid())
+	p.Legend.Top, p.Legend.Left = true, true
+	for i, l := range sweepLines(spec, sum, m) {
+		pts := errPoints{XYs: make(plotter.XYs, len(l.x)), YErrors: make(plotter.YErrors, len(l.x))}
+		for k := range l.x {
+			pts.XYs[k] = plotter.XY{X: l.x[k], Y: l.y[k]}
+			pts.YErrors[k].Low, pts.YErrors[k].High = l.ci[k], l.ci[k]
+		}
+		line, dots, err := plotter.NewLinePoints(pts.XYs)
+		if err != nil {
+			return nil, err
+		}
+		line.Color = plotutil.Color(i)
+		line.Dashes = plotutil.Dashes(i)
+		dots.Color = plotutil.Color(i)
+		dots.Shape = plotutil.Shape(i)
+		bars, err := plotter.NewYErrorBars(pts)
+		if err != nil {
+			return nil, err
+		}
+		bars.Color = plotutil.Color(i)
+		p.Add(line, dots, bars)
+		p.Legend.Add(l.label, line, dots)
+	}
+	return p, nil
+}
+
+// plotFileName is a metric's file name without extension: "ttft.mean" is
+// "ttft_mean".
+func plotFileName(m string) string { return strings.ReplaceAll(m, ".", "_") }
+
+// writeSweepPlots writes DIR/plot/<metric>.svg and .png for each metric.
+func writeSweepPlots(dir string, spec *sweepSpec, sum []sweepStat, metrics []string) error {
+	pdir := filepath.Join(dir, "plot")
+	if err := os.MkdirAll(pdir, 0o777); err != nil {
+		return err
+	}
+	for _, m := range metrics {
+		p, err := sweepPlot(spec, sum, m)
+		if err != nil {
+			return err
+		}
+		if err := savePlot(p, filepath.Join(pdir, plotFileName(m))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// savePlot writes p as base.svg and base.png, 16 × 10 cm (the PNG at 150
+// dpi), each atomically.
+func savePlot(p *plot.Plot, base string) error {
+	for _, format := range []string{"svg", "png"} {
+		c, err := p.WriterTo(16*vg.Centimeter, 10*vg.Centimeter, format)
+		if err != nil {
+			return err
+		}
+		var b bytes.Buffer
+		if _, err := c.WriteTo(&b); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(base+"."+format, b.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chartMarks mark the points of a terminal chart's lines, one per line.
+var chartMarks = []rune{'●', '■', '▲', '◆', '✚', '✖'}
+
+// drawSweepCharts draws each metric's chart as text: a title, an ntcharts
+// line chart (a line per combination of the other inputs, their means
+// across seeds), and the legend.
+func drawSweepCharts(w io.Writer, spec *sweepSpec, sum []sweepStat, metrics []string) {
+	for _, m := range metrics {
+		lines := sweepLines(spec, sum, m)
+		if len(lines) == 0 {
+			fmt.Fprintf(w, "\n%s: no values\n", m)
+			continue
+		}
+		minX, maxX, minY, maxY := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+		for _, l := range lines {
+			for k := range l.x {
+				minX, maxX = min(minX, l.x[k]), max(maxX, l.x[k])
+				minY, maxY = min(minY, l.y[k]), max(maxY, l.y[k])
+			}
+		}
+		if maxX == minX {
+			maxX = minX + 1
+		}
+		if maxY == minY {
+			maxY = minY + 1
+		}
+		label := func(_ int, v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+		c := linechart.New(72, 16, minX, maxX, minY, maxY,
+			linechart.WithXYSteps(12, 3),
+			linechart.WithXLabelFormatter(label), linechart.WithYLabelFormatter(label))
+		c.DrawXYAxisAndLabel()
+		var legend []string
+		for i, l := range lines {
+			st := lipgloss.NewStyle().Foreground(lipgloss.ANSIColor(uint(1 + i%6)))
+			for k := 1; k < len(l.x); k++ {
+				c.DrawBrailleLineWithStyle(canvas.Float64Point{X: l.x[k-1], Y: l.y[k-1]}, canvas.Float64Point{X: l.x[k], Y: l.y[k]}, st)
+			}
+			mark := chartMarks[i%len(chartMarks)]
+			for k := range l.x {
+				c.DrawRuneWithStyle(canvas.Float64Point{X: l.x[k], Y: l.y[k]}, mark, st)
+			}
+			legend = append(legend, st.Render(fmt.Sprintf("  %c %s", mark, l.label)))
+		}
+		fmt.Fprintf(w, "\n%s against %s (mean over %d seeds)\n%s\n%s\n", m, spec.Vary[0].Name, len(spec.Seeds), c.View(), strings.Join(legend, "\n"))
+	}
+}
+
+// maxPlotPoints bounds the points of a run chart: a longer gauge series is
+// drawn as its time average over this many equal windows, a larger sample
+// as this many quantiles.
+const maxPlotPoints = 2000
+
+// writeRunPlots writes DIR/gauge_<name>.svg/.png, a gauge's value over
+// time, and DIR/cdf_<name>.svg/.png, an observe's empirical CDF, for every
+// gauge and every observe with samples.
+func writeRunPlots(dir, file string, r *interp.Report) error {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	base := filepath.Base(file)
+	for i := range r.Gauges {
+		g := &r.Gauges[i]
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s: gauge %s (seed %d)", base, g.Name, r.Seed)
+		p.X.Label.Text = "time"
+		p.Y.Label.Text = g.Name
+		pts := gaugeSeries(g.Points, r.End)
+		if len(g.Points) > maxPlotPoints {
+			p.Title.Text += fmt.Sprintf(", time average per 1/%d of the run", maxPlotPoints)
+		}
+		if err := addLine(p, pts); err != nil {
+			return err
+		}
+		if err := savePlot(p, filepath.Join(dir, "gauge_"+g.Name)); err != nil {
+			return err
+		}
+	}
+	for i := range r.Observes {
+		o := &r.Observes[i]
+		if len(o.Samples) == 0 {
+			continue
+		}
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s: observe %s, CDF of %d samples (seed %d)", base, o.Name, len(o.Samples), r.Seed)
+		p.X.Label.Text = o.Name
+		p.Y.Label.Text = "fraction of samples ≤ x"
+		p.Y.Min, p.Y.Max = 0, 1
+		if err := addLine(p, cdfSeries(o.Samples)); err != nil {
+			return err
+		}
+		if err := savePlot(p, filepath.Join(dir, "cdf_"+o.Name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addLine draws pts as one line over a grid; the title names it.
+func addLine(p *plot.Plot, pts plotter.XYs) error {
+	p.Add(plotter.NewGrid())
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return err
+	}
+	l.Color = plotutil.Color(0)
+	p.Add(l)
+	return nil
+}
+
+// gaugeSeries is a gauge's step function from 0 to end: each value held
+// until the next change; past maxPlotPoints changes, the time average
+// over maxPlotPoints equal windows.
+func gaugeSeries(pts []interp.TimePoint, end float64) plotter.XYs {
+	if len(pts) == 0 {
+		return plotter.XYs{{X: 0, Y: 0}, {X: end, Y: 0}}
+	}
+	if len(pts) <= maxPlotPoints {
+		var xy plotter.XYs
+		for k, q := range pts {
+			next := end
+			if k+1 < len(pts) {
+				next = pts[k+1].Time
+			}
+			xy = append(xy, plotter.XY{X: q.Time, Y: q.Value}, plotter.XY{X: next, Y: q.Value})
+		}
+		return xy
+	}
+	w := end / maxPlotPoints
+	xy := make(plotter.XYs, maxPlotPoints)
+	k := 0
+	for b := range xy {
+		lo, hi := float64(b)*w, float64(b+1)*w
+		area := 0.0
+		for k+1 < len(pts) && pts[k+1].Time <= lo {
+			k++
+		}
+		for j := k; j < len(pts) && pts[j].Time < hi; j++ {
+			from := max(pts[j].Time, lo)
+			to := hi
+			if j+1 < len(pts) {
+				to = min(pts[j+1].Time, hi)
+			}
+			area += pts[j].Value * max(to-from, 0)
+		}
+		xy[b] = plotter.XY{X: (lo + hi) / 2, Y: area / w}
+	}
+	return xy
+}
+
+// cdfSeries is the empirical CDF of the samples' values: a step up of 1/n
+// at each sorted value; past maxPlotPoints samples, maxPlotPoints
+// quantiles.
+func cdfSeries(samples []interp.Sample) plotter.XYs {
+	vs := make([]float64, len(samples))
+	for i, s := range samples {
+		vs[i] = s.Value
+	}
+	sort.Float64s(vs)
+	n := float64(len(vs))
+	var xy plotter.XYs
+	if len(vs) <= maxPlotPoints {
+		for i, v := range vs {
+			xy = append(xy, plotter.XY{X: v, Y: float64(i) / n}, plotter.XY{X: v, Y: float64(i+1) / n})
+		}
+		return xy
+	}
+	for q := 0; q <= maxPlotPoints; q++ {
+		f := float64(q) / maxPlotPoints
+		i := min(int(f*(n-1)), len(vs)-1)
+		xy = append(xy, plotter.XY{X: vs[i], Y: f})
+	}
+	return xy
+}

@@ -1,0 +1,2 @@
+" serQ programs and libraries: *.sq
+autocmd BufRead,BufNewFile *.sq setfiletype serq

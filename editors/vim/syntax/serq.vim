@@ -1,0 +1,61 @@
+" Vim syntax file
+" Language:    serQ (the serving-specification language of serq, *.sq)
+" Maintainer:  the serq authors
+" The word lists are checked against the language's grammar by
+" editors/editors_test.go (go test ./editors).
+
+if exists("b:current_syntax")
+  finish
+endif
+
+syntax case match
+syntax iskeyword @,48-57,_,192-255
+
+syntax keyword serqTodo contained TODO FIXME XXX NOTE
+syntax match serqLineComment "//.*$" contains=serqTodo,@Spell
+syntax region serqBlockComment start="/\*" end="\*/" contains=serqTodo,@Spell
+syntax region serqString start=+"+ end=+"+ oneline
+syntax match serqNumber "\<[0-9][0-9_]*\%(\.[0-9_]*\)\=\%([eE][+-]\=[0-9]\+\)\="
+syntax match serqNumber "\k\@<!\.[0-9][0-9_]*\%([eE][+-]\=[0-9]\+\)\="
+
+syntax keyword serqDeclaration use let def fn main stage pool device engine queue workload server
+syntax keyword serqDeclaration gauge claim share nic serve Size Cost state schedule execute
+syntax keyword serqStatement hold reserve reuse cache lease grow drop release load run growing branch
+syntax keyword serqStatement else while loop fork join choose in by end turn set observe
+syntax keyword serqStatement mark tool transfer from to at admission with
+syntax keyword serqOption args number fifo ps delay step on cap block evict lru preempt
+syntax keyword serqOption none lifo requeue head tail held spill via when admit tokens granule
+syntax keyword serqOption advance running only decode prefill first each most waiting exclusive latency pull
+syntax keyword serqOption push maxmin bottleneck arrive poisson renewal closed batch trace ordered hidden init
+syntax keyword serqOption session given every some iteration of max min sum
+syntax keyword serqRetired budget chunk cost enter keep memory request
+syntax keyword serqFunction abs ceil exp floor ln max min pow sqrt busy queue work
+syntax keyword serqFunction est_lambda est_rho est_wait used free cachedin holders queued budget_left blocksize cost total
+syntax keyword serqFunction count largest smallest prefix_total
+syntax keyword serqVariable now waited size age last waiting present decoding position admission remaining demand
+syntax keyword serqVariable served serial turn_no cached computed more new out think forced
+syntax keyword serqConstant inf self
+
+" Draws: ~exp(mean), ~uniform(lo, hi), ...
+syntax match serqDraw "\~\s*\%(exp\|det\|uniform\|erlang\|h2\|bernoulli)\>"
+" Engine values: running.count, waiting.count, batch.tokens, ...
+syntax match serqContext "\<\%(running\|waiting\|batch)\.\%(count\|decoding\|kv_decode\|kv_prefill\|preempted\|admitted\|tokens\|prefilled\|attention)\>"
+syntax match serqOperator "<=\|>=\|==\|!=\|&&\|||\|[-+*/^<>!=?:]"
+
+highlight default link serqTodo Todo
+highlight default link serqLineComment Comment
+highlight default link serqBlockComment Comment
+highlight default link serqString String
+highlight default link serqNumber Number
+highlight default link serqDeclaration Structure
+highlight default link serqStatement Statement
+highlight default link serqOption Keyword
+highlight default link serqRetired Keyword
+highlight default link serqFunction Function
+highlight default link serqDraw Function
+highlight default link serqVariable Identifier
+highlight default link serqContext Identifier
+highlight default link serqConstant Constant
+highlight default link serqOperator Operator
+
+let b:current_syntax = "serq"

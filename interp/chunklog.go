@@ -1,0 +1,82 @@
+package interp
+
+// chunkLog is an append-only log kept in fixed-size chunks, so that growing
+// it never copies what it holds and a checkpoint can share it: every chunk
+// but the last is full and never written again, so a copy of the log shares
+// those and copies only the last (see [chunkLog.share]).
+//
+// Only the last entry may be changed in place ([chunkLog.last]) or removed
+// ([chunkLog.pop]); the statistics that use it change only the entry of the
+// current instant, which is always the last.
+type chunkLog[T any] struct {
+	chunks [][]T
+	n      int
+}
+
+// logChunk is the number of entries of a full chunk.
+const logChunk = 4096
+
+func (l *chunkLog[T]) len() int { return l.n }
+
+func (l *chunkLog[T]) add(x T) {
+	k := len(l.chunks)
+	if k == 0 || len(l.chunks[k-1]) == logChunk {
+		l.chunks = append(l.chunks, make([]T, 0, logChunk))
+		k++
+	}
+	l.chunks[k-1] = append(l.chunks[k-1], x)
+	l.n++
+}
+
+// last is the last entry, nil when the log is empty.
+func (l *chunkLog[T]) last() *T { return l.at(l.n - 1) }
+
+// at is entry i, nil when i is out of range.
+func (l *chunkLog[T]) at(i int) *T {
+	if i < 0 || i >= l.n {
+		return nil
+	}
+	return &l.chunks[i/logChunk][i%logChunk]
+}
+
+// pop removes the last entry.
+func (l *chunkLog[T]) pop() {
+	k := len(l.chunks) - 1
+	c := l.chunks[k]
+	if len(c) == 1 {
+		l.chunks[k] = nil
+		l.chunks = l.chunks[:k]
+	} else {
+		l.chunks[k] = c[:len(c)-1]
+	}
+	l.n--
+}
+
+// appendTo appends every entry, in order, to dst.
+func (l *chunkLog[T]) appendTo(dst []T) []T {
+	for _, c := range l.chunks {
+		dst = append(dst, c...)
+	}
+	return dst
+}
+
+// share is a copy of the log that shares every chunk but the last with l
+// and owns a copy of the last one. Neither log then writes a shared chunk:
+// both only append (into their own last chunk or a new one) and change the
+// last entry in place, which is in their own last chunk — after a pop the
+// new last entry may sit in a shared chunk, but the statistics change an
+// entry only in the instant that added it, and that instant is over.
+func (l *chunkLog[T]) share() chunkLog[T] {
+	out := chunkLog[T]{n: l.n}
+	if len(l.chunks) == 0 {
+		return out
+	}
+	out.chunks = make([][]T, len(l.chunks), cap(l.chunks))
+	copy(out.chunks, l.chunks)
+	k := len(l.chunks) - 1
+	last := l.chunks[k]
+	own := make([]T, len(last)) // exactly its length: the next append reallocates
+	copy(own, last)
+	out.chunks[k] = own
+	return out
+}

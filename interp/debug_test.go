@@ -1,0 +1,137 @@
+package interp_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/serq/serq/interp"
+	"github.com/serq/serq/lang"
+)
+
+// whyText renders a why-chain as indented lines.
+func whyText(ws []interp.WhyLine) string {
+	var b strings.Builder
+	for _, w := range ws {
+		b.WriteString(strings.Repeat("  ", w.Depth) + w.Text + "\n")
+	}
+	return b.String()
+}
+
+// stepWhilePending steps while an event is pending, stopping before a run
+// whose calendar is empty would be failed as a deadlock.
+func stepWhilePending(s *interp.Sim) {
+	for !math.IsInf(s.NextTime(), 1) && s.Step() {
+	}
+}
+
+// The mutual wait of fork_join_test.go, seen before the run fails: session
+// 1 waits at D.kv, held by session 0, which joins its leg, which waits at
+// P.kv, leased by session 1. The chain is followed to the cycle.
+func TestWhyWaitCycle(t *testing.T) {
+	p := pdLoad(t, mutualWaitProgram("inf"))
+	s, err := interp.New(p, interp.Options{Horizon: 100, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stepWhilePending(s)
+	got := whyText(s.Why(1))
+	want := `session 1 turn 1 at test.sq:26:27
+  holds a lease on P.kv[0]: 8 units since t=8 (age 0 s)
+  queued at D.kv[0], position 1 of 1, since t=1 (7 s)
+    the head (it) asks 8 units of D.kv[0]: cap 10, used 8, cached 0, free 2
+      it waits for 6 more units to be freed
+      held by session 0 turn 1: 8 units, parked at a join
+        session 0 turn 1 at test.sq:26:51
+          waits at a join for 1 leg(s)
+            session 0 turn 1 leg 1 at test.sq:14:19
+              queued at P.kv[0], position 1 of 1, since t=0.5 (7.5 s)
+                the head (it) asks 8 units of P.kv[0]: cap 10, used 8, cached 0, free 2
+                  it waits for 6 more units to be freed
+                  held by session 1 turn 1: 8 units, parked, queued at D.kv[0], leased since t=8
+                    wait cycle: session 1 turn 1 → session 0 turn 1 → session 0 turn 1 leg 1 → session 1 turn 1
+`
+	if got != want {
+		t.Errorf("why of session 1:\n%s\nwant:\n%s", got, want)
+	}
+	if s.Why(7) != nil {
+		t.Error("a session that is not live has a why")
+	}
+	j := s.Jam(1)
+	if !j.Stalled || len(j.Blocked) != 0 {
+		t.Errorf("jam %+v, want stalled and nothing blocked", j)
+	}
+}
+
+// The seed with a decoder KV of 150 blocks (2,400 tokens), smaller than some
+// prompts: at t = 58.9 a prefiller's lease waits behind a head that asks
+// 2,496 tokens, which can never fit.
+func TestWhyHeadAboveCap(t *testing.T) {
+	p := loadExample(t, "pd-disaggregation/llmd_nixl_pull.sq", sets("blocksD", "150"))
+	s, err := interp.New(p, interp.Options{Horizon: 2000, Warmup: 200, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.RunUntil(58.9)
+	lease := s.Snapshot().Pools[2].Leases[0]
+	if lease.Session != 35 || math.Abs(lease.Start-57.3449247) > 1e-6 {
+		t.Fatalf("the oldest lease of %s is session %d's from %v", s.Snapshot().Pools[2].Label, lease.Session, lease.Start)
+	}
+	got := whyText(s.Why(35))
+	want := `session 35 turn 1 at ../examples/pd-disaggregation/llmd_nixl_pull.sq:145:7
+  holds a lease on P.kv[0]: 1200 units since t=57.3449 (age 1.55508 s)
+  queued at D.kv[0], position 2 of 3, since t=57.3449 (1.55508 s)
+    the head (session 24 turn 2) asks 2496 units of D.kv[0]: cap 2400, used 0, cached 2384, free 16
+      it asks more than the cap: it can never fit, D.kv[0] is blocked for good
+`
+	if got != want {
+		t.Errorf("why of session 35:\n%s\nwant:\n%s", got, want)
+	}
+	j := s.Jam(1)
+	if strings.Join(j.Blocked, " ") != "D.kv[0] D.kv[1]" || j.Stalled || j.Stale != 2 {
+		t.Errorf("jam %+v, want D.kv[0] and D.kv[1] blocked, not stalled, 2 leases over 1 s", j)
+	}
+	ss := s.Session(35)
+	if ss == nil || ss.Waits != "queued at D.kv[0]" || ss.Pos.Line != 145 || len(ss.Legs) != 0 {
+		t.Errorf("session 35: %+v", ss)
+	}
+	q, err := lang.CompileQuery(p, "leases(P[0].kv) * 1000 + oldest_lease(P[0].kv)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := s.Query(q); math.Abs(v-(3000+1.55508)) > 1e-5 {
+		t.Errorf("leases and oldest lease of P.kv[0]: %v", v)
+	}
+}
+
+// A pool held by named sessions: the second request waits for the first's
+// units, and the next event that frees them is the first's job ending.
+func TestWhyHolders(t *testing.T) {
+	p := loadInline(t, "held.sq", `fn main() {
+  pool kv { cap 10; }
+  stage svc : fifo(2);
+  workload { arrive batch(2); }
+  server { hold kv (cost(kv, 6)) { run svc (cost(svc, 3)); } }
+}
+`)
+	s, err := interp.New(p, interp.Options{Horizon: 100, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Step()
+	s.RunUntil(1)
+	got := whyText(s.Why(1))
+	want := `session 1 turn 1 at held.sq:5:12
+  queued at kv, position 1 of 1, since t=0 (1 s)
+    the head (it) asks 6 units of kv: cap 10, used 6, cached 0, free 4
+      it waits for 2 more units to be freed
+      held by session 0 turn 1: 6 units, on svc
+      next: t=3, session 0 turn 1's job ends
+`
+	if got != want {
+		t.Errorf("why of session 1:\n%s\nwant:\n%s", got, want)
+	}
+	if j := s.Jam(1); j.Stalled || len(j.Blocked) != 0 {
+		t.Errorf("jam %+v, want none", j)
+	}
+}

@@ -1,0 +1,270 @@
+package lang
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// Format returns src in serQ's one canonical layout, as `serq fmt` writes
+// it, or the syntax error that stops it (src must parse; nothing else is
+// checked). Formatting changes only the white space between tokens, so the
+// program and its IR are the same but for positions:
+//
+//   - line breaks are the source's; runs of blank lines become one, and the
+//     file starts with its first token and ends in one newline;
+//   - a line is indented two spaces per open brace; a line that continues
+//     a statement (the previous line ended inside parentheses or without
+//     `;`, `{` or `}`) four more, and four more per parenthesis or bracket
+//     still open;
+//   - within a line tokens are separated by one space, except none inside
+//     parentheses and brackets, before `,` `;` `.` `[` and after `.`,
+//     prefix `-` `!` `~`, and before the `:` of a record field; whether
+//     a `(` after a name, `]` or `)` has a space before it is the
+//     source's choice (`f(x)` is a call, `run s (w)` a clause);
+//   - comments are kept as written (trailing space removed), and the
+//     trailing `//` comments of consecutive lines start in one column, two
+//     spaces after the longest line's code.
+func Format(filename string, src []byte) ([]byte, error) {
+	if _, err := Parse(filename, src); err != nil {
+		return nil, err
+	}
+	toks, err := fmtTokens(filename, src)
+	if err != nil {
+		return nil, err
+	}
+	return layout(toks), nil
+}
+
+// ftok is a token of the source with what the layout needs to know about
+// the white space before it.
+type ftok struct {
+	typ    lexer.TokenType
+	val    string
+	breaks int  // newlines in the white space before it
+	space  bool // white space before it on its line
+}
+
+var (
+	tokComment      = sqLexer.Symbols()["Comment"]
+	tokBlockComment = sqLexer.Symbols()["BlockComment"]
+	tokWhitespace   = sqLexer.Symbols()["Whitespace"]
+	tokIdent        = sqLexer.Symbols()["Ident"]
+	tokNumber       = sqLexer.Symbols()["Number"]
+	tokString       = sqLexer.Symbols()["String"]
+)
+
+// fmtTokens lexes src keeping comments, each token carrying the line
+// breaks and spaces before it.
+func fmtTokens(filename string, src []byte) ([]ftok, error) {
+	lx, err := sqLexer.LexString(filename, strings.ReplaceAll(string(src), "\r\n", "\n"))
+	if err != nil {
+		return nil, err
+	}
+	var out []ftok
+	breaks, space := 0, false
+	for {
+		t, err := lx.Next()
+		if err != nil {
+			return nil, err
+		}
+		if t.EOF() {
+			break
+		}
+		if t.Type == tokWhitespace {
+			n := strings.Count(t.Value, "\n")
+			breaks += n
+			space = n == 0
+			continue
+		}
+		val := t.Value
+		if t.Type == tokComment {
+			val = strings.TrimRight(val, " \t\r")
+		}
+		out = append(out, ftok{typ: t.Type, val: val, breaks: breaks, space: space})
+		breaks, space = 0, false
+	}
+	return out, nil
+}
+
+// fline is one output line: its tokens, the blank lines before it, and
+// its indentation.
+type fline struct {
+	toks   []ftok
+	blank  bool // one blank line before it
+	indent int  // in spaces
+	code   string
+	trail  string // a trailing // comment, or ""
+}
+
+func (t ftok) isComment() bool { return t.typ == tokComment || t.typ == tokBlockComment }
+
+// operandEnd reports whether a token ends an operand, so that a `-` after
+// it is binary.
+func (t ftok) operandEnd() bool {
+	switch t.typ {
+	case tokNumber, tokString:
+		return true
+	case tokIdent:
+		return !prefixKeywords[t.val]
+	}
+	return t.val == ")" || t.val == "]"
+}
+
+// prefixKeywords are the words after which an expression starts, so that
+// a `-` after them is a sign.
+var prefixKeywords = map[string]bool{"cap": true, "block": true, "granule": true, "latency": true,
+	"tool": true, "in": true, "return": true}
+
+func layout(toks []ftok) []byte {
+	// Split into lines.
+	var lines []*fline
+	for i, t := range toks {
+		if i == 0 || t.breaks > 0 {
+			lines = append(lines, &fline{blank: i > 0 && t.breaks > 1})
+		}
+		l := lines[len(lines)-1]
+		l.toks = append(l.toks, t)
+	}
+	// Indentation, and each line's code.
+	depth := 0
+	var parens []string   // open ( and [
+	var braces []bool     // open {: true for a record
+	var prev, before ftok // the last code token so far, and the one before it
+	havePrev := false
+	open := false // the last code line left a statement open
+	for _, l := range lines {
+		first := l.toks[0]
+		d := depth
+		if first.val == "}" {
+			d--
+		}
+		if d < 0 {
+			d = 0
+		}
+		l.indent = 2 * d
+		if open && first.val != "}" {
+			l.indent += 4 + 4*len(parens)
+		}
+		var b strings.Builder
+		code := false
+		for i, t := range l.toks {
+			if t.typ == tokComment && i == len(l.toks)-1 && i > 0 {
+				l.trail = t.val
+				break
+			}
+			if i > 0 {
+				if a := l.toks[i-1]; spaceBetween(a, t, before, braces) || !separable(a.val, t.val) {
+					b.WriteByte(' ')
+				}
+			}
+			b.WriteString(t.val)
+			if t.isComment() {
+				continue
+			}
+			code = true
+			switch t.val {
+			case "{":
+				braces = append(braces, havePrev && prev.val == "=")
+				depth++
+			case "}":
+				if len(braces) > 0 {
+					braces = braces[:len(braces)-1]
+				}
+				if depth > 0 {
+					depth--
+				}
+			case "(", "[":
+				parens = append(parens, t.val)
+			case ")", "]":
+				if len(parens) > 0 {
+					parens = parens[:len(parens)-1]
+				}
+			}
+			before, prev, havePrev = prev, t, true
+		}
+		l.code = b.String()
+		if code {
+			open = len(parens) > 0 || (prev.val != ";" && prev.val != "{" && prev.val != "}")
+		}
+	}
+	// Trailing comments of consecutive lines in one column.
+	for i := 0; i < len(lines); {
+		j := i
+		width := 0
+		for j < len(lines) && lines[j].trail != "" && lines[j].code != "" && (j == i || !lines[j].blank) {
+			width = max(width, lines[j].indent+utf8.RuneCountInString(lines[j].code))
+			j++
+		}
+		for k := i; k < j; k++ {
+			lines[k].code += strings.Repeat(" ", width+2-lines[k].indent-utf8.RuneCountInString(lines[k].code)) + lines[k].trail
+			lines[k].trail = ""
+		}
+		if j == i {
+			j++
+		}
+		i = j
+	}
+	var out bytes.Buffer
+	for i, l := range lines {
+		if l.blank && i > 0 {
+			out.WriteByte('\n')
+		}
+		out.WriteString(strings.Repeat(" ", l.indent))
+		out.WriteString(l.code)
+		out.WriteByte('\n')
+	}
+	return out.Bytes()
+}
+
+// spaceBetween reports whether a space separates tokens a and b on one
+// line; before is the code token before a (comments skipped; the zero
+// token at the start) and braces the open braces (true for a record).
+func spaceBetween(a, b ftok, before ftok, braces []bool) bool {
+	if a.isComment() || b.isComment() {
+		return true
+	}
+	switch b.val {
+	case ",", ";", ")", "]", ".":
+		return false
+	case "[":
+		return !(a.typ == tokIdent || a.val == "]" || a.val == ")")
+	case "(":
+		if a.typ == tokIdent || a.val == "]" || a.val == ")" {
+			return b.space
+		}
+	case ":":
+		if len(braces) > 0 && braces[len(braces)-1] && a.typ == tokIdent {
+			return false
+		}
+	case "}":
+		return a.val != "{"
+	}
+	switch a.val {
+	case "(", "[", ".", "!", "~":
+		return false
+	case "-":
+		// A sign when the token before the `-` does not end an operand.
+		return before.operandEnd()
+	}
+	return true
+}
+
+// separable reports whether tokens a and b written together lex as a and
+// b again (`0` and `.` do not: they make the number `0.`).
+func separable(a, b string) bool {
+	lx, err := sqLexer.LexString("", a+b)
+	if err != nil {
+		return false
+	}
+	for _, want := range []string{a, b} {
+		t, err := lx.Next()
+		if err != nil || t.EOF() || t.Value != want {
+			return false
+		}
+	}
+	t, err := lx.Next()
+	return err == nil && t.EOF()
+}

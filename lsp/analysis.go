@@ -1,0 +1,516 @@
+package lsp
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/serq/serq/lang"
+	"github.com/serq/serq/lib"
+	"github.com/serq/serq/model"
+)
+
+// decl is a name a program declares: where, what kind, and in which queue.
+type decl struct {
+	name   string
+	kind   string // let, input, def, stage, pool, device, engine, queue, entry, nic, gauge, claim, attribute, workload, server
+	queue  string // the enclosing queue, or ""
+	file   string // the path of the file that declares it
+	src    string // that file's text
+	start  int    // byte offset of the declaration
+	end    int    // byte offset after it
+	nameAt int    // byte offset of the name
+	kids   []*decl
+	params []string // a def's or an entry's parameters
+}
+
+// text is the declaration's source text.
+func (d *decl) text() string {
+	if d.start < 0 || d.end > len(d.src) || d.start > d.end {
+		return ""
+	}
+	return d.src[d.start:d.end]
+}
+
+// analysis is what the server knows of one open document.
+type analysis struct {
+	file  string
+	src   string
+	prog  *model.Program // nil when it does not load
+	errs  []*lang.Error  // the static errors, every file's
+	decls []*decl        // the document's own, in order, nested in queues
+	libs  []*decl        // the `use`d libraries' definitions
+}
+
+// analyze parses and loads the document at path with text src; read
+// reads other files (the open documents first).
+func analyze(file, src string, read func(string) ([]byte, error)) *analysis {
+	a := &analysis{file: file, src: src}
+	prog, err := lang.LoadSource(file, []byte(src), lang.Options{Lib: lib.FS, ReadFile: read})
+	a.prog = prog
+	if err != nil {
+		var list lang.ErrorList
+		var one *lang.Error
+		switch {
+		case errors.As(err, &list):
+			a.errs = list
+		case errors.As(err, &one):
+			a.errs = []*lang.Error{one}
+		default:
+			a.errs = []*lang.Error{{Pos: model.Pos{File: file, Line: 1, Col: 1}, Msg: err.Error()}}
+		}
+	}
+	if f, err := lang.Parse(file, []byte(src)); err == nil {
+		a.decls = collect(file, src, f.Items, "")
+		attrs(file, src, f, &a.decls)
+		seen := map[string]bool{file: true}
+		for _, it := range f.Items {
+			if u, ok := it.(*lang.UseItem); ok {
+				a.libs = append(a.libs, library(file, u.Path, read, seen)...)
+			}
+		}
+	}
+	return a
+}
+
+// library is the definitions of the library `use`d as rel from file, and
+// of those it uses.
+func library(from, rel string, read func(string) ([]byte, error), seen map[string]bool) []*decl {
+	rel = strings.Trim(rel, `"`)
+	if rel == "std/args" {
+		return nil
+	}
+	p := filepath.Join(filepath.Dir(from), filepath.FromSlash(rel))
+	if seen[p] {
+		return nil
+	}
+	seen[p] = true
+	src, err := read(p)
+	if err != nil {
+		// The embedded library, as lang.Load serves it.
+		if src, err = fs.ReadFile(lib.FS, path.Base(rel)); err != nil {
+			return nil
+		}
+	}
+	f, err := lang.Parse(p, src)
+	if err != nil {
+		return nil
+	}
+	out := collect(p, string(src), f.Items, "")
+	for _, it := range f.Items {
+		if u, ok := it.(*lang.UseItem); ok {
+			out = append(out, library(p, u.Path, read, seen)...)
+		}
+	}
+	return out
+}
+
+// collect makes the declarations of items (of queue q, or "").
+func collect(file, src string, items any, q string) []*decl {
+	var out []*decl
+	add := func(kind, name string, pos lexer.Position) *decl {
+		d := &decl{name: name, kind: kind, queue: q, file: file, src: src, start: pos.Offset}
+		d.end = declEnd(src, pos.Offset)
+		d.nameAt = nameOffset(src, pos.Offset, name)
+		out = append(out, d)
+		return d
+	}
+	v := reflect.ValueOf(items)
+	for i := 0; i < v.Len(); i++ {
+		switch it := v.Index(i).Interface().(type) {
+		case *lang.LetItem:
+			kind := "let"
+			if it.Arg != nil {
+				kind = "input"
+			}
+			add(kind, it.Name, it.Pos)
+		case *lang.DefItem:
+			add("def", it.Name, it.Pos).params = it.Params
+		case *lang.MainItem:
+			out = append(out, collect(file, src, it.Items, q)...)
+		case *lang.StageItem:
+			add("stage", it.Name, it.Pos)
+		case *lang.PoolItem:
+			add("pool", it.Name, it.Pos)
+		case *lang.DeviceItem:
+			add("device", it.Name, it.Pos)
+		case *lang.EngineItem:
+			name := it.Name
+			if name == "" {
+				name = q // a queue's engine is named after the queue
+			}
+			d := add("engine", name, it.Pos)
+			if it.Name == "" {
+				d.nameAt = -1
+			}
+		case *lang.QueueItem:
+			d := add("queue", it.Name, it.Pos)
+			d.kids = collect(file, src, it.Items, it.Name)
+		case *lang.EntryItem:
+			add("entry", it.Verb, it.Pos).params = it.Params
+		case *lang.NicItem:
+			add("nic", "nic", it.Pos)
+		case *lang.ServeItem:
+			add("stage", q, it.Pos).nameAt = -1
+		case *lang.GaugeItem:
+			add("gauge", it.Name, it.Pos)
+		case *lang.ClaimItem:
+			add("claim", it.Name, it.Pos)
+		case *lang.WorkloadItem:
+			add("workload", "workload", it.Pos).nameAt = it.Pos.Offset
+		case *lang.ServerItem:
+			add("server", "server", it.Pos).nameAt = it.Pos.Offset
+		}
+	}
+	return out
+}
+
+// attrs adds the session attributes: the first `set`, `choose`, `observe`
+// or `Size`/`Cost` of each name that no other declaration has.
+func attrs(file, src string, f *lang.File, decls *[]*decl) {
+	taken := map[string]bool{}
+	for _, d := range *decls {
+		taken[d.name] = true
+	}
+	walkAST(reflect.ValueOf(f), func(x any) {
+		var name string
+		var pos lexer.Position
+		switch s := x.(type) {
+		case *lang.SetStmt:
+			name, pos = s.Name, s.Pos
+		case *lang.ChooseStmt:
+			name, pos = s.Name, s.Pos
+		case *lang.DeclStmt:
+			name, pos = s.Name, s.Pos
+		default:
+			return
+		}
+		if taken[name] {
+			return
+		}
+		taken[name] = true
+		d := &decl{name: name, kind: "attribute", file: file, src: src, start: pos.Offset,
+			end: declEnd(src, pos.Offset), nameAt: nameOffset(src, pos.Offset, name)}
+		*decls = append(*decls, d)
+	})
+}
+
+// walkAST calls f on every pointer to a struct under v.
+func walkAST(v reflect.Value, f func(any)) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return
+		}
+		if v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct {
+			f(v.Interface())
+		}
+		walkAST(v.Elem(), f)
+	case reflect.Struct:
+		if v.Type() == reflect.TypeOf(lexer.Position{}) {
+			return
+		}
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				walkAST(v.Field(i), f)
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			walkAST(v.Index(i), f)
+		}
+	}
+}
+
+// lexFrom lexes src from offset, skipping white space and comments.
+func lexFrom(src string, off int, visit func(tok lexer.Token, off int) bool) {
+	if off < 0 || off > len(src) {
+		return
+	}
+	lx, err := lang.Lexer().LexString("", src[off:])
+	if err != nil {
+		return
+	}
+	skip := lang.Elided()
+	for {
+		t, err := lx.Next()
+		if err != nil || t.EOF() {
+			return
+		}
+		if skip[t.Type] {
+			continue
+		}
+		if !visit(t, off+t.Pos.Offset) {
+			return
+		}
+	}
+}
+
+// declEnd is the offset after the declaration starting at off: after its
+// first `;` outside brackets, or the brace that closes its first block.
+func declEnd(src string, off int) int {
+	end, depth, braced := len(src), 0, false
+	lexFrom(src, off, func(t lexer.Token, at int) bool {
+		switch t.Value {
+		case "{", "(", "[":
+			if t.Value == "{" {
+				braced = true
+			}
+			depth++
+		case "}", ")", "]":
+			depth--
+			if depth == 0 && braced && t.Value == "}" {
+				end = at + 1
+				return false
+			}
+		case ";":
+			if depth == 0 {
+				end = at + 1
+				return false
+			}
+		}
+		return true
+	})
+	return end
+}
+
+// nameOffset is the offset of the first identifier name at or after off.
+func nameOffset(src string, off int, name string) int {
+	found := -1
+	lexFrom(src, off, func(t lexer.Token, at int) bool {
+		if t.Value == name {
+			found = at
+			return false
+		}
+		return at-off < 4096
+	})
+	return found
+}
+
+// wordAt is the identifier around byte offset off and, when it is written
+// after `Q.` or `Q[…].`, the queue Q.
+func wordAt(src string, off int) (word string, start int, qual string) {
+	isWord := func(c byte) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+	}
+	off = max(0, min(off, len(src)))
+	s, e := off, off
+	for s > 0 && isWord(src[s-1]) {
+		s--
+	}
+	for e < len(src) && isWord(src[e]) {
+		e++
+	}
+	if s == e {
+		return "", off, ""
+	}
+	word = src[s:e]
+	// A qualifier: `D.kv`, `D[j].kv`.
+	i := s - 1
+	if i >= 0 && src[i] == '.' {
+		i--
+		if i >= 0 && src[i] == ']' {
+			depth := 0
+			for ; i >= 0; i-- {
+				if src[i] == ']' {
+					depth++
+				} else if src[i] == '[' {
+					depth--
+					if depth == 0 {
+						i--
+						break
+					}
+				}
+			}
+		}
+		qe := i + 1
+		for i >= 0 && isWord(src[i]) {
+			i--
+		}
+		qual = src[i+1 : qe]
+	}
+	return word, s, qual
+}
+
+// resolve is the declaration a name at offset off refers to: a member of
+// the queue it is qualified by, or of the queue the cursor is in, then a
+// top-level declaration, then a library's.
+func (a *analysis) resolve(off int) *decl {
+	word, _, qual := wordAt(a.src, off)
+	if word == "" {
+		return nil
+	}
+	var inQueue string
+	var inBody *decl // the def or entry the cursor is in
+	var walk func([]*decl)
+	walk = func(list []*decl) {
+		for _, d := range list {
+			if d.start <= off && off < d.end {
+				switch d.kind {
+				case "queue":
+					inQueue = d.name
+				case "def", "entry":
+					inBody = d
+				}
+				walk(d.kids)
+			}
+		}
+	}
+	walk(a.decls)
+	if inBody != nil && qual == "" && slices.Contains(inBody.params, word) {
+		p := *inBody
+		p.kind, p.name, p.kids, p.params = "parameter", word, nil, nil
+		p.nameAt = nameOffset(a.src, inBody.start, word)
+		p.end = declEnd(a.src, inBody.start)
+		return &p
+	}
+	find := func(list []*decl, q string) *decl {
+		for _, d := range list {
+			if d.kind == "queue" && q != "" && d.name == q {
+				for _, k := range d.kids {
+					if k.name == word && k.kind != "engine" {
+						return k
+					}
+				}
+			}
+		}
+		return nil
+	}
+	if qual != "" {
+		if d := find(a.decls, qual); d != nil {
+			return d
+		}
+	}
+	if inQueue != "" && qual == "" {
+		if d := find(a.decls, inQueue); d != nil {
+			return d
+		}
+	}
+	for _, list := range [][]*decl{a.decls, a.libs} {
+		for _, d := range list {
+			if d.name == word && d.kind != "workload" && d.kind != "server" {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+// describe is the hover text of d: its kind and declaration, with what
+// the lowered program knows of it.
+func (a *analysis) describe(d *decl) string {
+	var b strings.Builder
+	full := d.name
+	if d.queue != "" && d.kind != "engine" && d.kind != "entry" && d.kind != "parameter" {
+		full = d.queue + "." + d.name
+	}
+	b.WriteString("**" + d.kind + "** `" + full + "`")
+	if a.prog != nil {
+		b.WriteString(a.facts(d, full))
+	}
+	text := d.text()
+	switch d.kind {
+	case "queue", "entry", "parameter":
+		text = firstLine(text) + " { … }"
+	}
+	if text != "" {
+		b.WriteString("\n\n```serq\n" + text + "\n```")
+	}
+	if d.file != a.file {
+		b.WriteString("\n\nfrom " + d.file)
+	}
+	return b.String()
+}
+
+// facts are what the lowered program says of d.
+func (a *analysis) facts(d *decl, full string) string {
+	p := a.prog
+	switch d.kind {
+	case "let":
+		for _, c := range p.Consts {
+			if c.Name == d.name {
+				return " = " + model.FormatNum(float64(c.Value))
+			}
+		}
+	case "input":
+		for _, in := range p.Inputs {
+			if in.Local == d.name {
+				return " = " + model.FormatNum(float64(in.Value)) + " (input `" + in.Name + "`, default " +
+					model.FormatNum(float64(in.Default)) + ")"
+			}
+		}
+	case "pool":
+		for _, f := range p.PoolFams {
+			if f.Name == full && f.Count > 0 {
+				pl := p.Pools[f.First]
+				s := ": cap " + model.FormatNum(float64(pl.Cap))
+				if pl.Block > 0 {
+					s += ", block " + model.FormatNum(float64(pl.Block))
+				}
+				if f.Array {
+					s += ", " + strconv.Itoa(f.Count) + " members"
+				}
+				return s
+			}
+		}
+	case "stage", "engine", "nic":
+		name := full
+		if d.kind == "engine" {
+			name = d.name
+		}
+		if d.kind == "nic" {
+			name = d.queue + ".nic"
+		}
+		for _, f := range p.StageFams {
+			if f.Name == name && f.Count > 0 {
+				st := p.Stages[f.First]
+				s := ": " + st.Kind.String()
+				if st.Kind == model.FIFO {
+					s += ", " + strconv.Itoa(st.Servers) + " server(s)"
+				}
+				if st.Engine >= 0 && st.Engine < len(p.Engines) {
+					if v, ok := p.Engines[st.Engine].Budget.IsConst(); ok {
+						s += ", tokens cap " + model.FormatNum(v)
+					}
+				}
+				if f.Array {
+					s += ", " + strconv.Itoa(f.Count) + " members"
+				}
+				return s
+			}
+		}
+	case "queue":
+		for _, q := range p.Queues {
+			if q.Name == d.name {
+				return ": " + strconv.Itoa(q.Count) + " member(s), " + strings.Join(q.Roles, ", ")
+			}
+		}
+	}
+	return ""
+}
+
+// firstLine is a block's head: its first line without the brace.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimRight(s, " {")
+}
+
+// readOverlay reads a file from the open documents, else the disk.
+func readOverlay(open func(string) (string, bool)) func(string) ([]byte, error) {
+	return func(p string) ([]byte, error) {
+		if s, ok := open(filepath.Clean(p)); ok {
+			return []byte(s), nil
+		}
+		return os.ReadFile(p)
+	}
+}
