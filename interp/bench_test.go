@@ -3,10 +3,14 @@ package interp_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/serq/serq/interp"
+	"github.com/serq/serq/lang"
+	"github.com/serq/serq/lib"
 	"github.com/serq/serq/model"
 )
 
@@ -24,6 +28,7 @@ func benchRun(b *testing.B, p *model.Program, opt interp.Options) {
 	}
 	if s := b.Elapsed().Seconds(); s > 0 {
 		b.ReportMetric(float64(events)/s, "events/s")
+		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(events), "ns/event")
 	}
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 }
@@ -55,6 +60,48 @@ func BenchmarkMM1Bare(b *testing.B) {
 func BenchmarkSeed(b *testing.B) {
 	p := loadExample(b, "pd-disaggregation/llmd_nixl_pull.sq", nil)
 	benchRun(b, p, interp.Options{Horizon: 20, Warmup: 2, Seed: 1})
+}
+
+// seedAt is the seed program with np prefill and nd decode instances and
+// the arrival rate scaled with them (0.6 per pair): the family sizes are
+// plain lets (an input may not size a family), so the variant is the
+// seed's text with its two lets rewritten, loaded beside the seed so its
+// `use` resolves.
+func seedAt(t testing.TB, np, nd int) *model.Program {
+	t.Helper()
+	const path = "../examples/pd-disaggregation/llmd_nixl_pull.sq"
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src)
+	for _, r := range [][2]string{
+		{"let NP = 2;", fmt.Sprintf("let NP = %d;", np)},
+		{"let ND = 2;", fmt.Sprintf("let ND = %d;", nd)},
+	} {
+		if !strings.Contains(text, r[0]) {
+			t.Fatalf("the seed has no %q", r[0])
+		}
+		text = strings.Replace(text, r[0], r[1], 1)
+	}
+	lambda := fmt.Sprintf("%g", 0.6*float64(np+nd)/4)
+	p, err := lang.LoadSource(path, []byte(text), lang.Options{Lib: lib.FS, Sets: sets("Lambda", lambda)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkSeedScale is the seed at 2/2, 8/8 and 32/32 (Λ 0.6, 2.4, 9.6)
+// at horizon 100, warm-up 10: ns/event (ns/op over events/op) is the cost
+// per event, which should not grow with the deployment.
+func BenchmarkSeedScale(b *testing.B) {
+	for _, n := range []int{2, 8, 32} {
+		p := seedAt(b, n, n)
+		b.Run(fmt.Sprintf("%dx%d", n, n), func(b *testing.B) {
+			benchRun(b, p, interp.Options{Horizon: 100, Warmup: 10, Seed: 1})
+		})
+	}
 }
 
 // seedTimeline runs the seed example (horizon 2000, warm-up 200) to its

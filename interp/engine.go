@@ -19,7 +19,8 @@ import (
 type engine struct {
 	m       *model.Engine
 	stage   *stage
-	idx     int
+	idx     int        // the stage's index
+	ei      int        // the engine's index in Sim.engs
 	res     []*session // residents
 	regs    []float64
 	busy    bool
@@ -70,7 +71,7 @@ func (s *Sim) initEngines() {
 	for i := range s.p.Engines {
 		m := &s.p.Engines[i]
 		e := &s.engs[i]
-		e.m, e.idx, e.stage = m, m.Stage, &s.stages[m.Stage]
+		e.m, e.idx, e.ei, e.stage = m, m.Stage, i, &s.stages[m.Stage]
 		e.stage.eng = e
 		for _, r := range m.Regs {
 			e.regs = append(e.regs, float64(r.Init))
@@ -124,6 +125,7 @@ func (s *Sim) engineRun(ss *session, st *model.Stmt, stg *stage, work float64) b
 		j.growing = p
 	}
 	e.res = append(e.res, ss)
+	s.dirtyEngs.set(e.ei)
 	if s.tracer != nil { // the label is built only for a tracer: this is the hot path
 		what := "joined decode on"
 		if st.Mode == model.ModePrefill {
@@ -166,16 +168,27 @@ func (s *Sim) startEngines() bool {
 	if len(s.cal) > 0 && s.cal[0].t <= s.now {
 		return false
 	}
-	for i := range s.engs {
+	if s.err != nil {
+		return len(s.ready) > 0
+	}
+	// Only the engines marked since they were last found without work
+	// (dirty.go): an unmarked engine is busy or has no resident and no
+	// waiter.
+	for i := s.dirtyEngs.next(0); i >= 0 && s.err == nil; i = s.dirtyEngs.next(i + 1) {
 		e := &s.engs[i]
-		if e.busy || s.err != nil {
+		if e.busy {
+			s.dirtyEngs.clear(i) // its iteration's end marks it
 			continue
 		}
 		if len(e.res) == 0 && !s.engineHasWaiters(e) {
 			e.idle = false
+			s.dirtyEngs.clear(i)
 			continue
 		}
 		s.attempt(e)
+		if e.busy {
+			s.dirtyEngs.clear(i)
+		}
 	}
 	return len(s.ready) > 0
 }
@@ -646,6 +659,7 @@ func (s *Sim) iterEnd(idx int, epoch uint32) {
 		return
 	}
 	e.busy = false
+	s.dirtyEngs.set(e.ei)
 	e.stage.util.Set(s.now, 0)
 	e.kind = iterNone
 	s.setIterStats(e, false)
