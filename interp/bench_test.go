@@ -104,6 +104,13 @@ func BenchmarkSeedScale(b *testing.B) {
 	}
 }
 
+// BenchmarkSeedTable is the seed at its table's settings (horizon 2000,
+// warm-up 200, seed 1: 2.2 M events), the run `serq run` times.
+func BenchmarkSeedTable(b *testing.B) {
+	p := loadExample(b, "pd-disaggregation/llmd_nixl_pull.sq", nil)
+	benchRun(b, p, interp.Options{Horizon: 2000, Warmup: 200, Seed: 1})
+}
+
 // seedTimeline runs the seed example (horizon 2000, warm-up 200) to its
 // end on a Timeline and returns it with the run's event count.
 func seedTimeline(b *testing.B) (*interp.Timeline, uint64) {

@@ -44,6 +44,13 @@ func (b bitset) next(i int) int {
 	}
 }
 
+// fill adds every member below n.
+func (b bitset) fill(n int) {
+	for i := 0; i < n; i++ {
+		b.set(i)
+	}
+}
+
 // reset empties the set.
 func (b bitset) reset() {
 	for i := range b {

@@ -33,6 +33,8 @@ type engine struct {
 
 	steps []model.SchedStep
 
+	budgetM, chunkM, costM exprMemo // memo.go
+
 	// the attempt in progress
 	left      float64
 	chunk     float64
@@ -72,6 +74,7 @@ func (s *Sim) initEngines() {
 		m := &s.p.Engines[i]
 		e := &s.engs[i]
 		e.m, e.idx, e.ei, e.stage = m, m.Stage, i, &s.stages[m.Stage]
+		e.budgetM, e.chunkM, e.costM = newExprMemo(m.Budget), newExprMemo(m.Chunk), newExprMemo(m.Cost)
 		e.stage.eng = e
 		for _, r := range m.Regs {
 			e.regs = append(e.regs, float64(r.Init))
@@ -171,6 +174,9 @@ func (s *Sim) startEngines() bool {
 	if s.err != nil {
 		return len(s.ready) > 0
 	}
+	if s.noFastPath {
+		s.dirtyEngs.fill(len(s.engs))
+	}
 	// Only the engines marked since they were last found without work
 	// (dirty.go): an unmarked engine is busy or has no resident and no
 	// waiter.
@@ -244,10 +250,10 @@ func (s *Sim) attempt(e *engine) {
 	s.curEng = e
 	defer func() { s.curEng = nil }()
 	s.setResidentCtx(e)
-	budget := s.eval(e.m.Budget, nil)
+	budget := s.memoEval(&e.budgetM)
 	e.chunk = 0
 	if e.m.Chunk != nil {
-		c := s.eval(e.m.Chunk, nil)
+		c := s.memoEval(&e.chunkM)
 		if !math.IsInf(c, 1) {
 			e.chunk = c
 		}
@@ -296,7 +302,7 @@ func (s *Sim) attempt(e *engine) {
 	s.ctx[model.CtxBatchKVDecode] = kvb
 	s.ctx[model.CtxBatchKVPrefill] = kvp
 	s.ctx[model.CtxBatchAttention] = e.attn
-	T := s.eval(e.m.Cost, nil)
+	T := s.memoEval(&e.costM)
 	s.claimIteration(e)
 	if math.IsNaN(T) || T < 0 || (ntok > 0 && !(T > 0)) {
 		s.fail(nil, e.stage.m.Pos, "engine `%s`: an iteration of %s tokens costs %s: it must take a positive time", e.stage.m.Label, fmtNum(ntok), fmtNum(T))

@@ -247,6 +247,9 @@ func (s *Sim) admit(h *holdInst) {
 // the releasing session's next statement (the reference's try_admit_all).
 func (s *Sim) admitSettle() bool {
 	progressed := false
+	if s.noFastPath {
+		s.dirtyPools.fill(len(s.pools))
+	}
 	// Only the pools marked since they were last found with no grower and
 	// no waiter it admits itself (dirty.go).
 	for i := s.dirtyPools.next(0); i >= 0; i = s.dirtyPools.next(i + 1) {

@@ -16,6 +16,12 @@ type Options struct {
 	Arrivals uint64 // > 0: exactly this many arrivals, then drain (open workloads)
 	Version  string // reported as serq_version
 	MaxLive  int    // bound on sessions and legs live at once; 0 means DefaultMaxLive
+
+	// NoFastPath takes the reference path, for tests: every pool, engine,
+	// stage and gauge scanned after every event, every expression
+	// evaluated afresh. The results are the same, bit for bit (the
+	// differential tests hold them to it); only the speed differs.
+	NoFastPath bool
 }
 
 // RunError is a failure of a running program: the program was valid but
@@ -126,6 +132,8 @@ type Sim struct {
 	keys           keyMins  // the key-tuple picks' buffers
 	progress       progressGuard
 
+	noFastPath bool // Options.NoFastPath
+
 	// the dirty sets (dirty.go)
 	dirtyPools  bitset  // pools the settle's admission looks at
 	dirtyEngs   bitset  // engines startEngines looks at
@@ -145,7 +153,7 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	if opt.Arrivals > 0 && p.Workload.Arrive != model.ArrivePoisson && p.Workload.Arrive != model.ArriveRenewal {
 		return nil, fmt.Errorf("--arrivals needs an open workload (poisson or renewal)")
 	}
-	s := &Sim{p: p, opt: opt}
+	s := &Sim{p: p, opt: opt, noFastPath: opt.NoFastPath}
 	a := newStream()
 	a.seed(opt.Seed, kindArrival, 0, 0)
 	s.arrStream = a
@@ -206,18 +214,21 @@ func (s *Sim) NextTime() float64 {
 
 func (s *Sim) schedule(t float64, k evKind, id int32, epoch uint32, ss *session) {
 	s.seq++
-	s.cal = append(s.cal, event{t: t, seq: s.seq, kind: k, id: id, epoch: epoch, s: ss})
-	// sift up
+	ev := event{t: t, seq: s.seq, kind: k, id: id, epoch: epoch, s: ss}
+	s.cal = append(s.cal, event{})
+	// sift up, moving the hole rather than swapping: the same places as
+	// swapping, one write a level
 	c := s.cal
 	i := len(c) - 1
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !evLess(&c[i], &c[parent]) {
+		if !evLess(&ev, &c[parent]) {
 			break
 		}
-		c[i], c[parent] = c[parent], c[i]
+		c[i] = c[parent]
 		i = parent
 	}
+	c[i] = ev
 	s.lastScheduled = i
 }
 
@@ -232,10 +243,14 @@ func (s *Sim) pop() event {
 	c := s.cal
 	top := c[0]
 	last := len(c) - 1
-	c[0] = c[last]
+	x := c[last]
 	c[last] = event{}
 	c = c[:last]
 	s.cal = c
+	if last == 0 {
+		return top
+	}
+	// sift the last event down from the root, moving the hole
 	i := 0
 	for {
 		l := 2*i + 1
@@ -246,12 +261,13 @@ func (s *Sim) pop() event {
 		if r := l + 1; r < len(c) && evLess(&c[r], &c[l]) {
 			m = r
 		}
-		if !evLess(&c[m], &c[i]) {
+		if !evLess(&c[m], &x) {
 			break
 		}
-		c[i], c[m] = c[m], c[i]
+		c[i] = c[m]
 		i = m
 	}
+	c[i] = x
 	return top
 }
 
@@ -406,7 +422,11 @@ func (s *Sim) endInstant() {
 		}
 	}
 	for i := range s.p.Gauges {
-		switch s.gaugeKind[i] {
+		kind := s.gaugeKind[i]
+		if s.noFastPath && kind == gaugeOfPools {
+			kind = gaugePoolsAny
+		}
+		switch kind {
 		case gaugeOfPools:
 			if s.gaugeFresh.has(i) {
 				s.gauges[i].Record(s.now, s.readGauge(i))

@@ -308,6 +308,9 @@ func (s *Sim) psDone(stg *stage) {
 // reschedule recomputes the rates of ps stages and flows whose job set
 // changed, and schedules their next completions.
 func (s *Sim) reschedule() {
+	if s.noFastPath {
+		s.dirtyStages.fill(len(s.stages))
+	}
 	for i := s.dirtyStages.next(0); i >= 0; i = s.dirtyStages.next(i + 1) {
 		stg := &s.stages[i]
 		s.dirtyStages.clear(i)

@@ -512,6 +512,11 @@ type LogHistogram struct {
 	inf  statHistBucket   // +Inf
 	base int              // bucket index of bkts[0]
 	bkts []statHistBucket // dense, from base up
+
+	// the last finite positive value's bucket: runs of equal values (an
+	// engine's inter-token gaps) skip the logarithm
+	lastX float64
+	lastK int
 }
 
 type statHistBucket struct {
@@ -539,7 +544,10 @@ func (h *LogHistogram) Add(x float64) {
 	case math.IsInf(x, 1):
 		h.inf.add(x)
 	default:
-		h.bucket(statHistIndex(x)).add(x)
+		if x != h.lastX {
+			h.lastX, h.lastK = x, statHistIndex(x)
+		}
+		h.bucket(h.lastK).add(x)
 	}
 }
 

@@ -156,6 +156,7 @@ type runCmd struct {
 	Dump         *string `placeholder:"DIR" help:"Write per-sample CSVs into DIR."`
 	MaxLive      *string `name:"max-live" placeholder:"N" help:"Stop when more than N sessions and fork legs are live at once (default 1000000)."`
 	Plot         *string `placeholder:"DIR" help:"Write SVG and PNG charts into DIR: each gauge over time, each observe's CDF."`
+	NoFastPath   bool    `name:"no-fast-path" hidden:"" help:"Take the interpreter's reference path (full scans, no memos): the same report, slower; for differential tests."`
 }
 
 type tuiCmd struct {
@@ -490,7 +491,7 @@ func (c *runCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	sim, err := interp.New(prog, interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version, MaxLive: maxLive})
+	sim, err := interp.New(prog, interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version, MaxLive: maxLive, NoFastPath: c.NoFastPath})
 	if err != nil {
 		return &loadError{file: c.File, err: err}
 	}
