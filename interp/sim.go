@@ -22,6 +22,17 @@ type Options struct {
 	// evaluated afresh. The results are the same, bit for bit (the
 	// differential tests hold them to it); only the speed differs.
 	NoFastPath bool
+
+	// Lean keeps only what the report's statistics need, so a run's memory
+	// does not grow with its horizon but for one float64 per observe
+	// sample (the CI's batch means and the exact p99 need the values): no
+	// samples' times, sessions and turns (ObserveRow.Samples is nil) and,
+	// without Arrivals, no gauge change points (GaugeRow.Points is nil; the
+	// gauges' statistics are folded as the run goes). The report of a run
+	// that ends at its horizon is the same bit for bit; a report taken
+	// before the end has its gauges' CI +Inf. For `serq run` without
+	// --dump or --plot.
+	Lean bool
 }
 
 // RunError is a failure of a running program: the program was valid but
@@ -162,6 +173,16 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	s.machineStream = m
 	s.obs = make([]ObserveStat, len(p.Observes))
 	s.gauges = make([]TimeAvg, len(p.Gauges))
+	if opt.Lean {
+		for i := range s.obs {
+			s.obs[i].lean = true
+		}
+		if opt.Arrivals == 0 { // the run ends at the horizon
+			for i := range s.gauges {
+				s.gauges[i].leanOver(opt.Warmup, opt.Horizon)
+			}
+		}
+	}
 	s.initStages()
 	s.initPools()
 	s.initDirty()

@@ -231,15 +231,24 @@ type Sample struct {
 // the samples taken after warm-up (once the warm-up event has fired; an
 // event at the warm-up instant that runs before it is not measured).
 // Its zero value is empty and ready to use.
+//
+// A lean ObserveStat (Options.Lean) keeps the values alone (what the CI and
+// the p99 need), not their times, sessions and turns: it has no Samples.
 type ObserveStat struct {
 	w       Welford
 	samples chunkLog[Sample]
 	flat    []Sample // Samples' flattened copy, while valid
+	lean    bool
+	vals    chunkLog[float64] // lean: the values
 }
 
 // Add records one sample.
 func (o *ObserveStat) Add(t float64, session uint64, turn uint32, v float64) {
 	o.w.Add(v)
+	if o.lean {
+		o.vals.add(v)
+		return
+	}
 	o.samples.add(Sample{Time: t, Session: session, Turn: turn, Value: v})
 	o.flat = nil
 }
@@ -249,6 +258,12 @@ func (o *ObserveStat) Count() uint64 { return o.w.Count() }
 
 // Last is the latest sample's value, NaN without samples.
 func (o *ObserveStat) Last() float64 {
+	if o.lean {
+		if last := o.vals.last(); last != nil {
+			return *last
+		}
+		return math.NaN()
+	}
 	if last := o.samples.last(); last != nil {
 		return last.Value
 	}
@@ -285,6 +300,9 @@ func (o *ObserveStat) Samples() []Sample {
 
 // Values is a fresh slice of the sample values in recording order.
 func (o *ObserveStat) Values() []float64 {
+	if o.lean {
+		return o.vals.appendTo(make([]float64, 0, o.vals.len()))
+	}
 	v := make([]float64, 0, o.samples.len())
 	for _, c := range o.samples.chunks {
 		for _, s := range c {
@@ -303,7 +321,15 @@ func (o *ObserveStat) Row(name string, test bool) ObserveRow {
 	if len(vals) >= CIMinSamples {
 		ci = BatchMeansHalfWidth(vals, CIBatches)
 	}
+	zero := true
+	for _, v := range vals {
+		if v != 0 {
+			zero = false
+			break
+		}
+	}
 	return ObserveRow{
+		AllZero: zero,
 		Name:    name,
 		Count:   o.w.Count(),
 		Mean:    o.w.Mean(),
@@ -373,8 +399,25 @@ type TimePoint struct {
 // (warm-up included), at most one per instant, for a gauge: the time
 // average, its confidence interval and the extremes over [warmup, end]
 // are computed from them by [TimeAvg.Stats]. Its zero value has no points.
+//
+// A lean TimeAvg (Options.Lean) keeps no points: it folds each point into
+// the statistics over [from, to] once the next point makes it final, and
+// holds only the last two, so its memory is flat in the horizon. Its
+// statistics over that span are the same, bit for bit; over another span
+// (a report before the end) the mean and extremes are, and the CI is +Inf.
 type TimeAvg struct {
 	points chunkLog[TimePoint]
+
+	lean bool
+	acc  timeAcc     // the folded points' statistics
+	tail []TimePoint // the last points, at most two, not yet folded
+	n    int         // points recorded, folded ones included
+}
+
+// leanOver makes g lean, keeping the statistics over [from, to].
+func (g *TimeAvg) leanOver(from, to float64) {
+	g.lean = true
+	g.acc = newTimeAcc(from, to, CIBatches)
 }
 
 // Record reads the value v at time t (not before the previous reading).
@@ -384,6 +427,10 @@ type TimeAvg struct {
 // drops it when that brings back the value before it; a reading equal to
 // the last value adds nothing. Equality is bit for bit.
 func (g *TimeAvg) Record(t, v float64) {
+	if g.lean {
+		g.recordLean(t, v)
+		return
+	}
 	if last := g.points.last(); last != nil {
 		if last.Time == t {
 			last.Value = v
@@ -399,18 +446,79 @@ func (g *TimeAvg) Record(t, v float64) {
 	g.points.add(TimePoint{Time: t, Value: v})
 }
 
-// Points are the change points in time order, in a fresh slice.
+// recordLean is Record on the tail: only the newest point can be replaced
+// or dropped (it is the only one at the current instant), so the one
+// before it is final once a third arrives.
+func (g *TimeAvg) recordLean(t, v float64) {
+	if k := len(g.tail); k > 0 {
+		last := &g.tail[k-1]
+		if last.Time == t {
+			last.Value = v
+			if k >= 2 && statSameFloat(g.tail[k-2].Value, v) {
+				g.tail = g.tail[:k-1]
+				g.n--
+			}
+			return
+		}
+		if statSameFloat(last.Value, v) {
+			return
+		}
+		if k == 2 {
+			g.acc.fold(g.tail[0], g.tail[1].Time)
+			g.tail[0] = g.tail[1]
+			g.tail = g.tail[:1]
+		}
+	}
+	g.tail = append(g.tail, TimePoint{Time: t, Value: v})
+	g.n++
+}
+
+// Points are the change points in time order, in a fresh slice (none
+// when lean).
 func (g *TimeAvg) Points() []TimePoint { return g.points.appendTo(nil) }
 
 // Stats are the statistics over [from, to] with 20 batch windows.
 func (g *TimeAvg) Stats(from, to float64) TimeStats {
+	if g.lean {
+		return g.leanStats(from, to)
+	}
 	return TimeStatsOf(g.Points(), from, to, CIBatches)
+}
+
+// leanStats folds a copy of the statistics with the tail, to `to`.
+func (g *TimeAvg) leanStats(from, to float64) TimeStats {
+	if !(to-from > 0) || g.n == 0 {
+		return noTimeStats()
+	}
+	a := g.acc
+	a.windows = append([]float64(nil), g.acc.windows...)
+	exact := from == a.from && to == a.to
+	if !exact {
+		// the folded segments all end by now: their sums over [from, to]
+		// are the same, their windows are not
+		a.from, a.to = from, to
+	}
+	for k, p := range g.tail {
+		next := to
+		if k+1 < len(g.tail) {
+			next = g.tail[k+1].Time
+		}
+		a.fold(p, next)
+	}
+	ts := a.result()
+	if !exact {
+		ts.CI = math.Inf(1)
+	}
+	return ts
 }
 
 // Row summarises the gauge over [warmup, end] for the report.
 func (g *TimeAvg) Row(name string, warmup, end float64) GaugeRow {
 	pts := g.Points()
-	ts := TimeStatsOf(pts, warmup, end, CIBatches)
+	ts := g.Stats(warmup, end)
+	if g.lean {
+		pts = nil
+	}
 	return GaugeRow{Name: name, Mean: ts.Mean, CI: ts.CI, Min: ts.Min, Max: ts.Max, Points: pts}
 }
 
@@ -430,60 +538,89 @@ type TimeStats struct {
 // no points, no span (to−from ≤ 0 or NaN) or no windows, Mean, Min and Max
 // are NaN and CI is +Inf (the reference's "no estimate").
 func TimeStatsOf(points []TimePoint, from, to float64, batches int) TimeStats {
-	span := to - from
-	out := TimeStats{Mean: math.NaN(), CI: math.Inf(1), Min: math.NaN(), Max: math.NaN()}
-	if !(span > 0) || len(points) == 0 || batches <= 0 {
-		return out
+	if !(to-from > 0) || len(points) == 0 || batches <= 0 {
+		return noTimeStats()
 	}
-	width := span / float64(batches)
-	windows := make([]float64, batches)
-	total := 0.0
-	lo, hi := math.Inf(1), math.Inf(-1)
-	// window of x, computed, not stepped to, so no rounding stops a walk
-	at := func(x float64) int {
-		f := statMax((x-from)/width, 0)
-		if f >= float64(batches-1) {
-			return batches - 1
-		}
-		return int(f)
-	}
+	a := newTimeAcc(from, to, batches)
 	for k, p := range points {
 		next := to
 		if k+1 < len(points) {
 			next = points[k+1].Time
 		}
-		a, b := statMax(p.Time, from), statMin(next, to)
-		if b <= a {
-			continue
+		a.fold(p, next)
+	}
+	return a.result()
+}
+
+func noTimeStats() TimeStats {
+	return TimeStats{Mean: math.NaN(), CI: math.Inf(1), Min: math.NaN(), Max: math.NaN()}
+}
+
+// timeAcc accumulates TimeStatsOf segment by segment, in time order, so a
+// run can fold its change points as they become final and keep none.
+type timeAcc struct {
+	from, to, width float64
+	batches         int
+	windows         []float64
+	total, lo, hi   float64
+}
+
+func newTimeAcc(from, to float64, batches int) timeAcc {
+	span := to - from
+	return timeAcc{from: from, to: to, width: span / float64(batches), batches: batches,
+		windows: make([]float64, batches), lo: math.Inf(1), hi: math.Inf(-1)}
+}
+
+// at is the window of x, computed, not stepped to, so no rounding stops a
+// walk.
+func (c *timeAcc) at(x float64) int {
+	f := statMax((x-c.from)/c.width, 0)
+	if f >= float64(c.batches-1) {
+		return c.batches - 1
+	}
+	return int(f)
+}
+
+// fold adds the segment of point p, which holds until next.
+func (c *timeAcc) fold(p TimePoint, next float64) {
+	from, to, batches, width := c.from, c.to, c.batches, c.width
+	a, b := statMax(p.Time, from), statMin(next, to)
+	if b <= a {
+		return
+	}
+	v := p.Value
+	c.lo = statMin(c.lo, v)
+	c.hi = statMax(c.hi, v)
+	c.total += float64(v * (b - a))
+	// the segment's overlap with every window it can touch
+	first, last := max(c.at(a)-1, 0), min(c.at(b)+1, batches-1)
+	for w := first; w <= last; w++ {
+		wlo := from
+		if w > 0 {
+			wlo = from + float64(float64(w)*width)
 		}
-		v := p.Value
-		lo = statMin(lo, v)
-		hi = statMax(hi, v)
-		total += float64(v * (b - a))
-		// the segment's overlap with every window it can touch
-		first, last := max(at(a)-1, 0), min(at(b)+1, batches-1)
-		for w := first; w <= last; w++ {
-			wlo := from
-			if w > 0 {
-				wlo = from + float64(float64(w)*width)
-			}
-			whi := to
-			if w < batches-1 {
-				whi = from + float64(float64(w+1)*width)
-			}
-			if overlap := statMin(b, whi) - statMax(a, wlo); overlap > 0 {
-				windows[w] += float64(v * overlap)
-			}
+		whi := to
+		if w < batches-1 {
+			whi = from + float64(float64(w+1)*width)
+		}
+		if overlap := statMin(b, whi) - statMax(a, wlo); overlap > 0 {
+			c.windows[w] += float64(v * overlap)
 		}
 	}
-	out.Mean = total / span
-	out.Min = lo
-	out.Max = hi
-	if batches >= 2 {
-		for i := range windows {
-			windows[i] /= width
+}
+
+// result is the statistics of the segments folded; it leaves c as it was.
+func (c *timeAcc) result() TimeStats {
+	out := noTimeStats()
+	out.Mean = c.total / (c.to - c.from)
+	out.Min = c.lo
+	out.Max = c.hi
+	if c.batches >= 2 {
+		windows := make([]float64, len(c.windows))
+		for i, w := range c.windows {
+			windows[i] = w / c.width
 		}
-		out.CI = BatchMeansHalfWidth(windows, batches)
+		out.CI = BatchMeansHalfWidth(windows, c.batches)
 	}
 	return out
 }

@@ -491,7 +491,10 @@ func (c *runCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	sim, err := interp.New(prog, interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version, MaxLive: maxLive, NoFastPath: c.NoFastPath})
+	sim, err := interp.New(prog, interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version, MaxLive: maxLive, NoFastPath: c.NoFastPath,
+		// the samples and change points are kept only for the files that
+		// list or chart them
+		Lean: c.Dump == nil && c.Plot == nil})
 	if err != nil {
 		return &loadError{file: c.File, err: err}
 	}
