@@ -111,6 +111,35 @@ func BenchmarkSeedTable(b *testing.B) {
 	benchRun(b, p, interp.Options{Horizon: 2000, Warmup: 200, Seed: 1})
 }
 
+// BenchmarkSeedMemory is the long-horizon memory case: the seed, lean as
+// `serq run` runs it, at horizons 2000 and 20000 (warm-up 200), with the
+// live heap at the end of the run (before the report) in MB: flat in the
+// horizon but for one float64 per observe sample.
+func BenchmarkSeedMemory(b *testing.B) {
+	p := loadExample(b, "pd-disaggregation/llmd_nixl_pull.sq", nil)
+	for _, h := range []float64{2000, 20000} {
+		b.Run(fmt.Sprintf("h%g", h), func(b *testing.B) {
+			var mb float64
+			for b.Loop() {
+				s, err := interp.New(p, interp.Options{Horizon: h, Warmup: 200, Seed: 1, Lean: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for s.Step() {
+				}
+				b.StopTimer()
+				var m runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&m)
+				runtime.KeepAlive(s)
+				mb = float64(m.HeapAlloc) / (1 << 20)
+				b.StartTimer()
+			}
+			b.ReportMetric(mb, "live-MB")
+		})
+	}
+}
+
 // seedTimeline runs the seed example (horizon 2000, warm-up 200) to its
 // end on a Timeline and returns it with the run's event count.
 func seedTimeline(b *testing.B) (*interp.Timeline, uint64) {

@@ -79,17 +79,22 @@ func (w *Welford) CV2() float64 {
 // t = 2.093 for 20 batches (2 otherwise). It is +Inf when there are fewer
 // than 2 batches or fewer values than batches.
 func BatchMeansHalfWidth(xs []float64, batches int) float64 {
-	if batches < 2 || len(xs)/batches < 1 {
+	return batchMeansOf(len(xs), func(i int) float64 { return xs[i] }, batches)
+}
+
+// batchMeansOf is BatchMeansHalfWidth of the n values x(0), …, x(n−1).
+func batchMeansOf(n int, x func(int) float64, batches int) float64 {
+	if batches < 2 || n/batches < 1 {
 		return math.Inf(1)
 	}
-	size := len(xs) / batches
+	size := n / batches
 	k := float64(batches)
 	means := make([]float64, batches)
 	m := 0.0
 	for b := range batches {
 		s := 0.0
-		for _, x := range xs[b*size : (b+1)*size] {
-			s += x
+		for i := b * size; i < (b+1)*size; i++ {
+			s += x(i)
 		}
 		means[b] = s / float64(size)
 	}
@@ -114,12 +119,17 @@ func BatchMeansHalfWidth(xs []float64, batches int) float64 {
 // ceil(q·n), clamped to [1, n], in xs sorted by [TotalCompare]. It is NaN
 // when xs is empty. xs is not modified.
 func Quantile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
+	return quantileOf(len(xs), func(i int) float64 { return xs[i] }, q)
+}
+
+// quantileOf is Quantile of the n values x(0), …, x(n−1).
+func quantileOf(n int, x func(int) float64, q float64) float64 {
+	if n == 0 {
 		return math.NaN()
 	}
-	keys := make([]int64, len(xs))
-	for i, x := range xs {
-		keys[i] = statTotalKey(x)
+	keys := make([]int64, n)
+	for i := range keys {
+		keys[i] = statTotalKey(x(i))
 	}
 	k := statSelect(keys, int(statNearestRank(q, uint64(len(keys))))-1)
 	return math.Float64frombits(uint64(k ^ int64(uint64(k>>63)>>1)))
@@ -239,7 +249,7 @@ type ObserveStat struct {
 	samples chunkLog[Sample]
 	flat    []Sample // Samples' flattened copy, while valid
 	lean    bool
-	vals    chunkLog[float64] // lean: the values
+	vals    valueLog // lean: the values
 }
 
 // Add records one sample.
@@ -259,10 +269,10 @@ func (o *ObserveStat) Count() uint64 { return o.w.Count() }
 // Last is the latest sample's value, NaN without samples.
 func (o *ObserveStat) Last() float64 {
 	if o.lean {
-		if last := o.vals.last(); last != nil {
-			return *last
+		if o.vals.len() == 0 {
+			return math.NaN()
 		}
-		return math.NaN()
+		return o.vals.at(o.vals.len() - 1)
 	}
 	if last := o.samples.last(); last != nil {
 		return last.Value
@@ -301,7 +311,11 @@ func (o *ObserveStat) Samples() []Sample {
 // Values is a fresh slice of the sample values in recording order.
 func (o *ObserveStat) Values() []float64 {
 	if o.lean {
-		return o.vals.appendTo(make([]float64, 0, o.vals.len()))
+		v := make([]float64, o.vals.len())
+		for i := range v {
+			v[i] = o.vals.at(i)
+		}
+		return v
 	}
 	v := make([]float64, 0, o.samples.len())
 	for _, c := range o.samples.chunks {
@@ -316,17 +330,17 @@ func (o *ObserveStat) Values() []float64 {
 // observed expression is a test (its top-level operator a comparison,
 // `&&`, `||` or `!`). The row shares the sample slice.
 func (o *ObserveStat) Row(name string, test bool) ObserveRow {
-	vals := o.Values()
+	n, x := o.samples.len(), func(i int) float64 { return o.samples.at(i).Value }
+	if o.lean {
+		n, x = o.vals.len(), o.vals.at
+	}
 	ci := math.Inf(1)
-	if len(vals) >= CIMinSamples {
-		ci = BatchMeansHalfWidth(vals, CIBatches)
+	if n >= CIMinSamples {
+		ci = batchMeansOf(n, x, CIBatches)
 	}
 	zero := true
-	for _, v := range vals {
-		if v != 0 {
-			zero = false
-			break
-		}
+	for i := 0; i < n && zero; i++ {
+		zero = x(i) == 0
 	}
 	return ObserveRow{
 		AllZero: zero,
@@ -335,7 +349,7 @@ func (o *ObserveStat) Row(name string, test bool) ObserveRow {
 		Mean:    o.w.Mean(),
 		CI:      ci,
 		CV2:     o.w.CV2(),
-		P99:     Quantile(vals, 0.99),
+		P99:     quantileOf(n, x, 0.99),
 		Test:    test,
 		Samples: o.Samples(),
 	}
