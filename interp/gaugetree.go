@@ -1,6 +1,10 @@
 package interp
 
-import "github.com/serq/serq/model"
+import (
+	"math"
+
+	"github.com/serq/serq/model"
+)
 
 // A gauge that is a function of some pools' states alone (gaugeOfPools) is
 // kept as a tree of its subexpressions' values: when a pool changes, the
@@ -132,6 +136,31 @@ func (s *Sim) refreshNode(t *gaugeTree, n int32) {
 		for _, c := range nd.kids {
 			s.refreshNode(t, c)
 		}
-		t.vals.attrs[n] = s.evalWith(nd.shadow, t.vals, s.machineStream)
+		v := t.vals.attrs
+		if len(nd.kids) == 2 {
+			// the commonest nodes, as evalWith computes them
+			a, b := v[nd.kids[0]], v[nd.kids[1]]
+			switch sh := nd.shadow; {
+			case sh.Op == model.EAdd:
+				v[n] = a + b
+				return
+			case sh.Op == model.ESub:
+				v[n] = a - b
+				return
+			case sh.Op == model.EMul:
+				v[n] = a * b
+				return
+			case sh.Op == model.EDiv:
+				v[n] = a / b
+				return
+			case sh.Op == model.EFunc && sh.Fn == model.FMax:
+				v[n] = math.Max(a, b)
+				return
+			case sh.Op == model.EFunc && sh.Fn == model.FMin:
+				v[n] = math.Min(a, b)
+				return
+			}
+		}
+		v[n] = s.evalWith(nd.shadow, t.vals, s.machineStream)
 	}
 }
