@@ -46,6 +46,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -497,6 +498,13 @@ func (c *runCmd) Run(e *env) error {
 		Lean: c.Dump == nil && c.Plot == nil})
 	if err != nil {
 		return &loadError{file: c.File, err: err}
+	}
+	if c.Dump == nil && c.Plot == nil && os.Getenv("GOGC") == "" {
+		// A lean run's heap is mostly its observes' values, pointer-free
+		// chunks that only grow: a GC target of a quarter over the live
+		// heap (not the default double) bounds the peak at no measured
+		// cost in time (issue 14: 84 MB, not 131, for the seed at 200 000 s).
+		debug.SetGCPercent(25)
 	}
 	in := catchInterrupts()
 	defer in.stop()
