@@ -79,24 +79,42 @@ func (w *Welford) CV2() float64 {
 // t = 2.093 for 20 batches (2 otherwise). It is +Inf when there are fewer
 // than 2 batches or fewer values than batches.
 func BatchMeansHalfWidth(xs []float64, batches int) float64 {
-	return batchMeansOf(len(xs), func(i int) float64 { return xs[i] }, batches)
-}
-
-// batchMeansOf is BatchMeansHalfWidth of the n values x(0), …, x(n−1).
-func batchMeansOf(n int, x func(int) float64, batches int) float64 {
-	if batches < 2 || n/batches < 1 {
+	if batches < 2 || len(xs)/batches < 1 {
 		return math.Inf(1)
 	}
-	size := n / batches
+	a := newBatchSums(len(xs), batches)
+	for _, x := range xs {
+		a.add(x)
+	}
+	return a.halfWidth()
+}
+
+// batchSums are BatchMeansHalfWidth's batch sums taken value by value, in
+// order: batch b sums values b·size … (b+1)·size−1 from 0.
+type batchSums struct {
+	size, i int
+	sums    []float64
+}
+
+func newBatchSums(n, batches int) batchSums {
+	return batchSums{size: n / batches, sums: make([]float64, batches)}
+}
+
+func (a *batchSums) add(x float64) {
+	if b := a.i / a.size; b < len(a.sums) {
+		a.sums[b] += x
+	}
+	a.i++
+}
+
+// halfWidth is BatchMeansHalfWidth from the sums (size >= 1, >= 2 batches).
+func (a *batchSums) halfWidth() float64 {
+	batches := len(a.sums)
 	k := float64(batches)
 	means := make([]float64, batches)
 	m := 0.0
-	for b := range batches {
-		s := 0.0
-		for i := b * size; i < (b+1)*size; i++ {
-			s += x(i)
-		}
-		means[b] = s / float64(size)
+	for b, s := range a.sums {
+		means[b] = s / float64(a.size)
 	}
 	for _, x := range means {
 		m += x
@@ -119,17 +137,18 @@ func batchMeansOf(n int, x func(int) float64, batches int) float64 {
 // ceil(q·n), clamped to [1, n], in xs sorted by [TotalCompare]. It is NaN
 // when xs is empty. xs is not modified.
 func Quantile(xs []float64, q float64) float64 {
-	return quantileOf(len(xs), func(i int) float64 { return xs[i] }, q)
+	keys := make([]int64, len(xs))
+	for i, x := range xs {
+		keys[i] = statTotalKey(x)
+	}
+	return quantileOfKeys(keys, q)
 }
 
-// quantileOf is Quantile of the n values x(0), …, x(n−1).
-func quantileOf(n int, x func(int) float64, q float64) float64 {
-	if n == 0 {
+// quantileOfKeys is Quantile of the values whose statTotalKey are keys,
+// reordering keys.
+func quantileOfKeys(keys []int64, q float64) float64 {
+	if len(keys) == 0 {
 		return math.NaN()
-	}
-	keys := make([]int64, n)
-	for i := range keys {
-		keys[i] = statTotalKey(x(i))
 	}
 	k := statSelect(keys, int(statNearestRank(q, uint64(len(keys))))-1)
 	return math.Float64frombits(uint64(k ^ int64(uint64(k>>63)>>1)))
@@ -308,6 +327,34 @@ func (o *ObserveStat) Samples() []Sample {
 	return o.flat
 }
 
+// eachValues calls f with the values in recording order, a chunk at a
+// time (a slice valid during the call).
+func (o *ObserveStat) eachValues(f func([]float64)) {
+	var buf []float64
+	if o.lean {
+		for i := range o.vals.chunks {
+			c := &o.vals.chunks[i]
+			if c.f64 != nil {
+				f(c.f64)
+				continue
+			}
+			buf = buf[:0]
+			for _, x := range c.f32 {
+				buf = append(buf, float64(x))
+			}
+			f(buf)
+		}
+		return
+	}
+	for _, c := range o.samples.chunks {
+		buf = buf[:0]
+		for _, s := range c {
+			buf = append(buf, s.Value)
+		}
+		f(buf)
+	}
+}
+
 // Values is a fresh slice of the sample values in recording order.
 func (o *ObserveStat) Values() []float64 {
 	if o.lean {
@@ -330,17 +377,31 @@ func (o *ObserveStat) Values() []float64 {
 // observed expression is a test (its top-level operator a comparison,
 // `&&`, `||` or `!`). The row shares the sample slice.
 func (o *ObserveStat) Row(name string, test bool) ObserveRow {
-	n, x := o.samples.len(), func(i int) float64 { return o.samples.at(i).Value }
+	// one pass over the values, in recording order: the batch sums, the
+	// quantile's keys, whether all are 0
+	n := o.samples.len()
 	if o.lean {
-		n, x = o.vals.len(), o.vals.at
+		n = o.vals.len()
 	}
 	ci := math.Inf(1)
-	if n >= CIMinSamples {
-		ci = batchMeansOf(n, x, CIBatches)
+	withCI := n >= CIMinSamples && n/CIBatches >= 1
+	var sums batchSums
+	if withCI {
+		sums = newBatchSums(n, CIBatches)
 	}
+	keys := make([]int64, 0, n)
 	zero := true
-	for i := 0; i < n && zero; i++ {
-		zero = x(i) == 0
+	o.eachValues(func(vs []float64) {
+		for _, x := range vs {
+			if withCI {
+				sums.add(x)
+			}
+			keys = append(keys, statTotalKey(x))
+			zero = zero && x == 0
+		}
+	})
+	if withCI {
+		ci = sums.halfWidth()
 	}
 	return ObserveRow{
 		AllZero: zero,
@@ -349,7 +410,7 @@ func (o *ObserveStat) Row(name string, test bool) ObserveRow {
 		Mean:    o.w.Mean(),
 		CI:      ci,
 		CV2:     o.w.CV2(),
-		P99:     quantileOf(n, x, 0.99),
+		P99:     quantileOfKeys(keys, 0.99),
 		Test:    test,
 		Samples: o.Samples(),
 	}
