@@ -14,10 +14,12 @@ import (
 	"github.com/serq/serq/model"
 )
 
-// benchRun runs p to horizon once per iteration and reports simulated
-// events per wall-clock second beside the allocations.
+// benchRun runs p to horizon once per iteration, lean as `serq run` runs
+// it, and reports simulated events per wall-clock second and ns per event
+// beside the allocations.
 func benchRun(b *testing.B, p *model.Program, opt interp.Options) {
 	b.ReportAllocs()
+	opt.Lean = true
 	var events uint64
 	for b.Loop() {
 		r, err := interp.Run(context.Background(), p, opt)
