@@ -34,6 +34,7 @@ type engine struct {
 	steps []model.SchedStep
 
 	budgetM, chunkM, costM exprMemo // memo.go
+	gateM                  exprMemo // the admission gate of `serve vllm`
 
 	// the attempt in progress
 	left      float64
@@ -83,6 +84,7 @@ func (s *Sim) initEngines() {
 		case model.ServeVLLM:
 			gate := &model.Expr{Op: model.EEq, Args: []*model.Expr{{Op: model.ECtx, Slot: int(model.CtxRunningPreempted)}, model.Num(0)}}
 			e.steps = []model.SchedStep{{Op: model.SchedAdvance, Order: m.Order}, {Op: model.SchedAdmit, While: gate}}
+			e.gateM = newExprMemo(gate)
 		case model.ServeBody:
 			e.steps = m.Body
 		}
@@ -553,7 +555,13 @@ func (s *Sim) admitWaiting(e *engine, st *model.SchedStep) {
 	for e.left > 0 && !e.stopAdmit && s.err == nil {
 		if st.While != nil {
 			s.setBatchCtx(e)
-			if g := s.eval(st.While, nil); g == 0 {
+			var g float64
+			if st.While == e.gateM.e {
+				g = s.memoEval(&e.gateM)
+			} else {
+				g = s.eval(st.While, nil)
+			}
+			if g == 0 {
 				return
 			}
 		}
