@@ -51,6 +51,23 @@
 // arrivals and the same per-turn marks (common random numbers), whatever
 // the deployment does with them.
 //
+// # Cost
+//
+// An event costs what it changed, not the size of the deployment: the
+// settle's admission, startEngines and reschedule visit only the pools,
+// engines and ps stages marked since they were last found with nothing to
+// do, in declaration order (dirty.go); a gauge that reads only pools'
+// states is kept as a tree of its subexpressions' values and re-evaluates
+// the path from a changed pool to its root (gaugetree.go); an engine's
+// budget, chunk and cost are evaluated again only when the context
+// variables and registers they read changed (memo.go). Each is exact: a
+// run with [Options].NoFastPath scans and evaluates everything after every
+// event, and the differential tests hold the two to the same steps and
+// the same report bit for bit. Engine iterations stay one event each, so
+// [Sim.Step], the event count and the TUI's stepping are what they were.
+// [Options].Lean keeps only what the statistics need (stats.go): memory
+// flat in the horizon but for one value per observe sample.
+//
 // # Stepping
 //
 // [New] builds a simulation, [Sim.Step] processes one event and settles,

@@ -539,7 +539,7 @@ func runOne(ctx context.Context, spec *sweepSpec, ld *sweepLoader, j int) (*swee
 		row.Err = oneLine(err.Error())
 		return row, true
 	}
-	rep, err := interp.Run(ctx, prog, interp.Options{Horizon: spec.Horizon, Warmup: spec.Warmup, Seed: seed, Version: version})
+	rep, err := interp.Run(ctx, prog, interp.Options{Horizon: spec.Horizon, Warmup: spec.Warmup, Seed: seed, Version: version, Lean: true}) // a row needs the statistics alone
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, false
