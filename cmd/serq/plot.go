@@ -53,9 +53,9 @@ func plotMetrics(asked []string, rows []sweepRow) ([]string, error) {
 // sweepLine is one line of a sweep chart: the points whose inputs other
 // than the first are the same.
 type sweepLine struct {
-	label          string // "thr=512 blocksD=10000", or the metric with one input
-	x, y, ci       []float64
-	firstPointOfIt int
+	label    string // "thr=512 blocksD=10000", or the metric with one input
+	x, y, ci []float64
+	key      int
 }
 
 // sweepLines are metric m's lines, in point order.
@@ -67,7 +67,7 @@ func sweepLines(spec *sweepSpec, sum []sweepStat, m string) []sweepLine {
 			continue
 		}
 		key := s.Point % inner
-		k := slices.IndexFunc(lines, func(l sweepLine) bool { return l.firstPointOfIt == key })
+		k := slices.IndexFunc(lines, func(l sweepLine) bool { return l.key == key })
 		if k < 0 {
 			vals := spec.pointValues(s.Point)
 			var parts []string
@@ -78,7 +78,7 @@ func sweepLines(spec *sweepSpec, sum []sweepStat, m string) []sweepLine {
 			if label == "" {
 				label = m
 			}
-			lines = append(lines, sweepLine{label: label, firstPointOfIt: key})
+			lines = append(lines, sweepLine{label: label, key: key})
 			k = len(lines) - 1
 		}
 		l := &lines[k]
@@ -90,7 +90,7 @@ func sweepLines(spec *sweepSpec, sum []sweepStat, m string) []sweepLine {
 		}
 		l.ci = append(l.ci, ci)
 	}
-	sort.SliceStable(lines, func(a, b int) bool { return lines[a].firstPointOfIt < lines[b].firstPointOfIt })
+	sort.SliceStable(lines, func(a, b int) bool { return lines[a].key < lines[b].key })
 	return lines
 }
 

@@ -605,3 +605,88 @@ func TestAcrossSeeds(t *testing.T) {
 		t.Errorf("no seed: %+v", s)
 	}
 }
+
+// BenchmarkSweep runs a 10-point × 5-seed sweep of the seed example at
+// horizon 100 with one worker and with GOMAXPROCS workers; the ratio of
+// the two is the sweep's parallel speed-up.
+func BenchmarkSweep(b *testing.B) {
+	spec := &sweepSpec{File: seedProgram, Vary: []sweepVary{{"Lambda", []float64{0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.6, 1.8, 2}}},
+		Seeds: []uint64{1, 2, 3, 4, 5}, Horizon: 100, Shards: 1}
+	c := &sweepCmd{loadFlags: loadFlags{File: seedProgram}}
+	ld, err := c.loader(&env{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	jobs := make([]int, spec.runs())
+	for i := range jobs {
+		jobs[i] = i
+	}
+	for _, workers := range []int{1, defaultJobs()} {
+		b.Run(fmt.Sprintf("jobs=%d", workers), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := runSweep(context.Background(), spec, ld, jobs, workers, false, func([]sweepRow) {}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// exampleSweepArgs returns the arguments of the `serq sweep` command in a
+// script or manifest of examples/sweeps: from "serq sweep" to the end of
+// the command (shell continuation lines, or a YAML folded block).
+func exampleSweepArgs(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	i := strings.Index(text, "serq sweep examples/")
+	if i < 0 {
+		t.Fatalf("%s: no serq sweep", path)
+	}
+	var cmd strings.Builder
+	for _, line := range strings.Split(text[i+len("serq sweep "):], "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasSuffix(line, ":") {
+			break
+		}
+		more := strings.HasSuffix(line, `\`)
+		cmd.WriteString(strings.TrimSuffix(line, `\`) + " ")
+		if !more && !strings.HasSuffix(path, ".yaml") {
+			break
+		}
+	}
+	return strings.Fields(strings.NewReplacer(`"`, "").Replace(cmd.String()))
+}
+
+// TestSweepExamples: the sweeps of examples/sweeps are valid command lines
+// (inputs, ranges, seeds, shards, metrics), run here at a horizon of 1 with
+// one seed.
+func TestSweepExamples(t *testing.T) {
+	for _, f := range []string{"study.sh", "slurm-array.sh", "indexed-job.yaml"} {
+		t.Run(f, func(t *testing.T) {
+			args := exampleSweepArgs(t, filepath.Join("../../examples/sweeps", f))
+			for k := range args {
+				switch {
+				case k > 0 && args[k-1] == "--horizon":
+					args[k] = "1"
+				case k > 0 && args[k-1] == "--warmup":
+					args[k] = "0"
+				case k > 0 && args[k-1] == "--seeds":
+					args[k] = "1"
+				case k > 0 && args[k-1] == "--out":
+					args[k] = t.TempDir()
+				case strings.HasPrefix(args[k], "$"): // the scheduler's index and sizes
+					args[k] = strings.NewReplacer("$JOB_COMPLETION_INDEX/4", "1/4", "$i/$SHARDS", "1/4", "${SLURM_CPUS_PER_TASK:-1}", "2").Replace(args[k])
+				}
+			}
+			args[0] = "../../" + args[0]
+			code, _, errs := serq(t, append([]string{"sweep"}, args...)...)
+			if code != 0 || errs != "" {
+				t.Fatalf("serq sweep %v: exit %d, %s", args, code, errs)
+			}
+		})
+	}
+}
