@@ -68,7 +68,8 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "serq sweep merge: %v\n", err)
 		return 1
 	}
-	if err := os.MkdirAll(out, 0o777); err == nil {
+	err = os.MkdirAll(out, 0o777)
+	if err == nil {
 		err = writeSweepDir(out, spec, "", rows, spec.runs())
 	}
 	if err != nil {

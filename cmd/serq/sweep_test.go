@@ -203,7 +203,7 @@ func TestSweepShardsMerge(t *testing.T) {
 			dirs = append(dirs, d)
 		}
 		merged := filepath.Join(t.TempDir(), "merged")
-		code, out, errs := serq(t, append([]string{"sweep", "merge", "--out", merged}, dirs[1:]...)...)
+		code, _, errs := serq(t, append([]string{"sweep", "merge", "--out", merged}, dirs[1:]...)...)
 		if code != 2 || errs != fmt.Sprintf("error: shard(s) 0 of %d missing\nhelp: list the directory of every shard\nusage: %s\n", n, mergeUsage) {
 			t.Errorf("merge without shard 0: exit %d, %q", code, errs)
 		}
@@ -212,9 +212,15 @@ func TestSweepShardsMerge(t *testing.T) {
 		for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
 			rev[i], rev[j] = rev[j], rev[i]
 		}
-		code, out, errs = serq(t, append([]string{"sweep", "merge", "--out", merged}, rev...)...)
+		code, out, errs := serq(t, append([]string{"sweep", "merge", "--out", merged}, rev...)...)
 		if code != 0 || errs != "" || out != fmt.Sprintf("merge: %d shards, 8 runs; wrote %s\n", n, merged) {
 			t.Fatalf("merge: exit %d, stdout %q, stderr %q", code, out, errs)
+		}
+		// A DIR that cannot be written: exit 1, the reason on stderr.
+		file := filepath.Join(merged, sweepRunsCSV)
+		if code, _, errs := serq(t, append([]string{"sweep", "merge", "--out", file}, dirs...)...); code != 1 ||
+			errs != "serq sweep merge: cannot write "+file+": mkdir "+file+": not a directory\n" {
+			t.Errorf("merge into a file: exit %d, %q", code, errs)
 		}
 		got := readDir(t, merged)
 		for _, f := range sweepFiles {
