@@ -162,12 +162,15 @@ func (c *sweepCmd) Run(e *env) error {
 		mine = append(mine, j)
 	}
 	bar := newSweepBar(e.stderr, len(mine))
-	var lastSave time.Time
+	// The files are saved after the first run, then every 2 s, or every
+	// 10 saving times if saving gets slow (a large sweep), and at the end.
+	var nextSave time.Time
 	rows, runErr := runSweep(ctx, spec, ld, mine, jobs, c.FailFast, func(done []sweepRow) {
 		bar.add()
-		if c.Out != nil && time.Since(lastSave) > 2*time.Second {
-			lastSave = time.Now()
+		if c.Out != nil && time.Now().After(nextSave) {
+			start := time.Now()
 			_ = writeSweepDir(*c.Out, spec, shardOf(spec, shard), done, len(mine))
+			nextSave = time.Now().Add(max(checkpointEvery, 10*time.Since(start)))
 		}
 	})
 	bar.finish()
@@ -216,6 +219,10 @@ func (c *sweepCmd) Run(e *env) error {
 	}
 	return nil
 }
+
+// checkpointEvery is the least time between two saves of a running
+// sweep's files.
+const checkpointEvery = 2 * time.Second
 
 // defaultJobs is the number of runs at once without --jobs: the CPUs Go
 // may use (GOMAXPROCS).
