@@ -148,7 +148,7 @@ func mergeShards(dirs []string) (*sweepSpec, []sweepRow, error) {
 		}
 		if first == nil {
 			first, n = m, k
-			spec = &sweepSpec{File: m.File, SHA256: m.SHA256, Sets: m.Sets, Defs: m.Defs, Args: m.Args,
+			spec = &sweepSpec{Version: m.Version, File: m.File, SHA256: m.SHA256, Sets: m.Sets, Defs: m.Defs, Args: m.Args,
 				Seeds: m.Seeds, Horizon: m.Horizon, Warmup: m.Warmup, Shards: 1}
 			for _, v := range m.Vary {
 				spec.Vary = append(spec.Vary, sweepVary{Name: v.Name, Values: v.Values})

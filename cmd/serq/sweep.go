@@ -56,6 +56,7 @@ type sweepVary struct {
 // sweepSpec is what identifies a sweep: two runs of the same spec give
 // the same files, and shards merge only when their specs are equal.
 type sweepSpec struct {
+	Version string // of the serq that ran it
 	File    string // FILE as given
 	SHA256  string // of FILE's bytes
 	Sets    []string
@@ -240,7 +241,7 @@ func shardOf(spec *sweepSpec, i int) string {
 // that does not load, or a --vary naming no input, is reported before any
 // run.
 func (c *sweepCmd) spec(e *env) (*sweepSpec, error) {
-	spec := &sweepSpec{File: c.File, Sets: c.Set, Defs: c.Def, Args: e.progArgs, Shards: 1}
+	spec := &sweepSpec{Version: version, File: c.File, Sets: c.Set, Defs: c.Def, Args: e.progArgs, Shards: 1}
 	if c.Horizon == nil {
 		return nil, usagef("missing --horizon\nhelp: every run of a sweep needs --horizon T, the simulated end time")
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
@@ -348,8 +350,31 @@ func TestSweepFailingPoint(t *testing.T) {
 	if files[sweepRunsCSV] != want {
 		t.Errorf("runs.csv:\n%s\nwant\n%s", files[sweepRunsCSV], want)
 	}
-	if !strings.Contains(files[sweepManifest], `"done": 6,`+"\n"+`  "failed": 2,`+"\n"+`  "complete": true`) {
-		t.Errorf("sweep.json:\n%s", files[sweepManifest])
+	sum := sha256.Sum256([]byte(failing))
+	wantManifest := `{
+  "serq_version": "0.1.0",
+  "file": ` + strconv.Quote(prog) + `,
+  "sha256": "` + hex.EncodeToString(sum[:]) + `",
+  "sets": [],
+  "defs": [],
+  "args": [],
+  "vary": [
+    {"name": "r", "values": [1, -1, 2]}
+  ],
+  "seeds": [1, 2],
+  "horizon": 5,
+  "warmup": 0,
+  "points": 3,
+  "runs": 6,
+  "shard": null,
+  "shard_runs": 6,
+  "done": 6,
+  "failed": 2,
+  "complete": true
+}
+`
+	if files[sweepManifest] != wantManifest {
+		t.Errorf("sweep.json:\n%s\nwant\n%s", files[sweepManifest], wantManifest)
 	}
 	if !strings.Contains(files[sweepSummary], "1,-1,w.mean,0,NaN,inf,NaN,NaN\n") {
 		t.Errorf("summary.csv has no empty row for the failing point:\n%s", files[sweepSummary])
