@@ -76,7 +76,7 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "serq sweep merge: cannot write %s: %v\n", out, err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "merge: %d shards, %d runs; wrote %s\n", len(dirs), len(rows), out)
+	fmt.Fprintf(stdout, "merge: %s, %s; wrote %s\n", plural(len(dirs), "shard"), plural(len(rows), "run"), out)
 	return 0
 }
 

@@ -103,7 +103,7 @@ type errPoints struct {
 // sweepPlot is metric m's chart.
 func sweepPlot(spec *sweepSpec, sum []sweepStat, m string) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %s over %d seeds (95%% CI across seeds)", filepath.Base(spec.File), m, len(spec.Seeds))
+	p.Title.Text = fmt.Sprintf("%s: %s over %s (95%% CI across seeds)", filepath.Base(spec.File), m, plural(len(spec.Seeds), "seed"))
 	p.X.Label.Text = spec.Vary[0].Name
 	p.Y.Label.Text = m
 	p.Add(plotter.NewGrid())
@@ -217,7 +217,7 @@ func drawSweepCharts(w io.Writer, spec *sweepSpec, sum []sweepStat, metrics []st
 			}
 			legend = append(legend, st.Render(fmt.Sprintf("  %c %s", mark, l.label)))
 		}
-		fmt.Fprintf(w, "\n%s against %s (mean over %d seeds)\n%s\n%s\n", m, spec.Vary[0].Name, len(spec.Seeds), c.View(), strings.Join(legend, "\n"))
+		fmt.Fprintf(w, "\n%s against %s (mean over %s)\n%s\n%s\n", m, spec.Vary[0].Name, plural(len(spec.Seeds), "seed"), c.View(), strings.Join(legend, "\n"))
 	}
 }
 

@@ -198,7 +198,7 @@ func (c *sweepCmd) Run(e *env) error {
 		return &sweepStopped{fmt.Sprintf("%s: %d of %d runs done%s", runErr, len(rows), len(mine), where)}
 	}
 	if c.Out != nil {
-		fmt.Fprintf(e.stdout, "sweep: %d points × %d seeds: %d runs", spec.points(), len(spec.Seeds), len(rows))
+		fmt.Fprintf(e.stdout, "sweep: %s × %s: %s", plural(spec.points(), "point"), plural(len(spec.Seeds), "seed"), plural(len(rows), "run"))
 		if spec.Shards > 1 {
 			fmt.Fprintf(e.stdout, " (shard %d/%d)", shard, spec.Shards)
 		}
@@ -219,6 +219,14 @@ func (c *sweepCmd) Run(e *env) error {
 		return &sweepStopped{fmt.Sprintf("%d of %d runs failed; the error of each is in its row", failed, len(rows))}
 	}
 	return nil
+}
+
+// plural is "1 run", "2 runs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // checkpointEvery is the least time between two saves of a running
