@@ -29,10 +29,9 @@ import (
 	"github.com/serq/serq/interp"
 )
 
-// plotMetrics checks the --metric names against the rows' metrics; none
+// plotMetrics checks the --metric names against the metrics of cols; none
 // given means every observe's mean.
-func plotMetrics(asked []string, rows []sweepRow) ([]string, error) {
-	cols := columnsOf(rows)
+func plotMetrics(asked []string, cols sweepColumns) ([]string, error) {
 	known := cols.metricNames()
 	if len(asked) == 0 {
 		var out []string

@@ -67,6 +67,10 @@ type sweepSpec struct {
 	Horizon float64
 	Warmup  float64
 	Shards  int // n of --shard i/n; 1 unsharded
+
+	// The metrics of FILE as loaded with the --sets, to check --metric
+	// before running (not in the manifest).
+	cols sweepColumns
 }
 
 // points is the number of input combinations.
@@ -146,6 +150,13 @@ func (c *sweepCmd) Run(e *env) error {
 	if len(c.Metric) > 0 && !c.Plot {
 		return usagef("--metric chooses what --plot draws\nhelp: add --plot")
 	}
+	if c.Plot {
+		// Checked before running; checked again with the rows, whose
+		// observes could differ if an input changed the program's shape.
+		if _, err := plotMetrics(c.Metric, spec.cols); err != nil {
+			return err
+		}
+	}
 	if c.Out != nil {
 		if err := os.MkdirAll(*c.Out, 0o777); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot create %s: %w", *c.Out, err)}
@@ -206,7 +217,7 @@ func (c *sweepCmd) Run(e *env) error {
 	}
 	if c.Plot {
 		sum := summarize(spec, rows)
-		metrics, err := plotMetrics(c.Metric, rows)
+		metrics, err := plotMetrics(c.Metric, columnsOf(rows))
 		if err != nil {
 			return err
 		}
@@ -300,6 +311,10 @@ func (c *sweepCmd) spec(e *env) (*sweepSpec, error) {
 			}
 			return nil, usagef("unknown input `%s` in --vary; %s\nhelp: vary an input declared by args.number", v.Name, declared)
 		}
+	}
+	spec.cols.obs = prog.Observes
+	for _, g := range prog.Gauges {
+		spec.cols.gauges = append(spec.cols.gauges, g.Name)
 	}
 	src, err := os.ReadFile(c.File)
 	if err != nil {

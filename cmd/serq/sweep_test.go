@@ -566,9 +566,15 @@ func TestSweepPlot(t *testing.T) {
 			t.Errorf("stdout does not have %q:\n%s", want, out)
 		}
 	}
-	code, _, errs := serq(t, append([]string{"sweep"}, seedSweep(t.TempDir(), "--plot", "--metric", "ttft.p50")...)...)
-	if code != 2 || !strings.HasPrefix(errs, "error: unknown metric `ttft.p50` for --metric; the sweep's metrics are too_long.count, too_long.mean, too_long.p99, remote_tokens.count,") {
+	// An unknown metric is refused before anything runs.
+	never := filepath.Join(t.TempDir(), "never")
+	code, _, errs := serq(t, append([]string{"sweep"}, seedSweep(never, "--plot", "--metric", "ttft.p50")...)...)
+	if code != 2 || !strings.HasPrefix(errs, "error: unknown metric `ttft.p50` for --metric; the sweep's metrics are too_long.count, too_long.mean, too_long.p99, remote_tokens.count,") ||
+		!strings.Contains(errs, ", response.p99, running_spread.mean, kv_usage_max.mean, kv_usage_mean.mean, load_spread.mean, rejected, stuck\n") {
 		t.Errorf("unknown metric: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(never); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a sweep with an unknown metric created its DIR")
 	}
 }
 
