@@ -47,9 +47,12 @@
 // The seed fixes independent streams (math/rand/v2 PCG): the arrival
 // stream; for each (session, turn) a substream for the workload's `init`
 // and `turn` blocks; for each session a stream for its own statements
-// (and one per fork leg). So the same seed gives every deployment the same
-// arrivals and the same per-turn marks (common random numbers), whatever
-// the deployment does with them.
+// (and one per fork leg); draws outside a session (a pool's ordering key,
+// a stage's rate) use one machine stream, and a replayed trace its own.
+// So the same seed gives every deployment the same arrivals and the same
+// per-turn marks (common random numbers), whatever the deployment does
+// with them; a session's own draws stay in step while it takes the same
+// path. `serq sweep` relies on this (docs/sweeps.md).
 //
 // # Cost
 //
