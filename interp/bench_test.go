@@ -3,17 +3,23 @@ package interp_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/serq/serq/interp"
+	"github.com/serq/serq/lang"
+	"github.com/serq/serq/lib"
 	"github.com/serq/serq/model"
 )
 
-// benchRun runs p to horizon once per iteration and reports simulated
-// events per wall-clock second beside the allocations.
+// benchRun runs p to horizon once per iteration, lean as `serq run` runs
+// it, and reports simulated events per wall-clock second and ns per event
+// beside the allocations.
 func benchRun(b *testing.B, p *model.Program, opt interp.Options) {
 	b.ReportAllocs()
+	opt.Lean = true
 	var events uint64
 	for b.Loop() {
 		r, err := interp.Run(context.Background(), p, opt)
@@ -24,6 +30,7 @@ func benchRun(b *testing.B, p *model.Program, opt interp.Options) {
 	}
 	if s := b.Elapsed().Seconds(); s > 0 {
 		b.ReportMetric(float64(events)/s, "events/s")
+		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(events), "ns/event")
 	}
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 }
@@ -55,6 +62,84 @@ func BenchmarkMM1Bare(b *testing.B) {
 func BenchmarkSeed(b *testing.B) {
 	p := loadExample(b, "pd-disaggregation/llmd_nixl_pull.sq", nil)
 	benchRun(b, p, interp.Options{Horizon: 20, Warmup: 2, Seed: 1})
+}
+
+// seedAt is the seed program with np prefill and nd decode instances and
+// the arrival rate scaled with them (0.6 per pair): the family sizes are
+// plain lets (an input may not size a family), so the variant is the
+// seed's text with its two lets rewritten, loaded beside the seed so its
+// `use` resolves.
+func seedAt(t testing.TB, np, nd int) *model.Program {
+	t.Helper()
+	const path = "../examples/pd-disaggregation/llmd_nixl_pull.sq"
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src)
+	for _, r := range [][2]string{
+		{"let NP = 2;", fmt.Sprintf("let NP = %d;", np)},
+		{"let ND = 2;", fmt.Sprintf("let ND = %d;", nd)},
+	} {
+		if !strings.Contains(text, r[0]) {
+			t.Fatalf("the seed has no %q", r[0])
+		}
+		text = strings.Replace(text, r[0], r[1], 1)
+	}
+	lambda := fmt.Sprintf("%g", 0.6*float64(np+nd)/4)
+	p, err := lang.LoadSource(path, []byte(text), lang.Options{Lib: lib.FS, Sets: sets("Lambda", lambda)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkSeedScale is the seed at 2/2, 8/8 and 32/32 (Λ 0.6, 2.4, 9.6)
+// at horizon 100, warm-up 10: ns/event (ns/op over events/op) is the cost
+// per event, which should not grow with the deployment.
+func BenchmarkSeedScale(b *testing.B) {
+	for _, n := range []int{2, 8, 32} {
+		p := seedAt(b, n, n)
+		b.Run(fmt.Sprintf("%dx%d", n, n), func(b *testing.B) {
+			benchRun(b, p, interp.Options{Horizon: 100, Warmup: 10, Seed: 1})
+		})
+	}
+}
+
+// BenchmarkSeedTable is the seed at its table's settings (horizon 2000,
+// warm-up 200, seed 1: 2.2 M events), the run `serq run` times.
+func BenchmarkSeedTable(b *testing.B) {
+	p := loadExample(b, "pd-disaggregation/llmd_nixl_pull.sq", nil)
+	benchRun(b, p, interp.Options{Horizon: 2000, Warmup: 200, Seed: 1})
+}
+
+// BenchmarkSeedMemory is the long-horizon memory case: the seed, lean as
+// `serq run` runs it, at horizons 2000 and 20000 (warm-up 200), with the
+// live heap at the end of the run (before the report) in MB: flat in the
+// horizon but for one float64 per observe sample.
+func BenchmarkSeedMemory(b *testing.B) {
+	p := loadExample(b, "pd-disaggregation/llmd_nixl_pull.sq", nil)
+	for _, h := range []float64{2000, 20000} {
+		b.Run(fmt.Sprintf("h%g", h), func(b *testing.B) {
+			var mb float64
+			for b.Loop() {
+				s, err := interp.New(p, interp.Options{Horizon: h, Warmup: 200, Seed: 1, Lean: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for s.Step() {
+				}
+				b.StopTimer()
+				var m runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&m)
+				runtime.KeepAlive(s)
+				mb = float64(m.HeapAlloc) / (1 << 20)
+				b.StartTimer()
+			}
+			b.ReportMetric(mb, "live-MB")
+		})
+	}
 }
 
 // seedTimeline runs the seed example (horizon 2000, warm-up 200) to its

@@ -84,7 +84,7 @@ func checkpointAllocator() *clone.Allocator {
 		a.SetCustomFunc(reflect.TypeOf(ObserveStat{}), func(_ *clone.Allocator, old, nv reflect.Value) {
 			o := old.Addr().Interface().(*ObserveStat)
 			n := nv.Addr().Interface().(*ObserveStat)
-			*n = ObserveStat{w: o.w, samples: o.samples.share()}
+			*n = ObserveStat{w: o.w, samples: o.samples.share(), lean: o.lean, vals: o.vals.share()}
 		})
 		cloneAlloc = a
 	})

@@ -1,5 +1,7 @@
 package interp
 
+import "math"
+
 // chunkLog is an append-only log kept in fixed-size chunks, so that growing
 // it never copies what it holds and a checkpoint can share it: every chunk
 // but the last is full and never written again, so a copy of the log shares
@@ -77,6 +79,77 @@ func (l *chunkLog[T]) share() chunkLog[T] {
 	last := l.chunks[k]
 	own := make([]T, len(last)) // exactly its length: the next append reallocates
 	copy(own, last)
+	out.chunks[k] = own
+	return out
+}
+
+// valueLog is an append-only log of float64 values kept in chunks of
+// logChunk, each stored as float32 while every value in it is exactly a
+// float32 (counts, token numbers, 0/1 tests: half the memory) and as
+// float64 from the first that is not. Reads give back the values bit for
+// bit. Like chunkLog, a copy shares the full chunks (valueLog.share).
+type valueLog struct {
+	chunks []valueChunk
+	n      int
+}
+
+type valueChunk struct {
+	f32 []float32 // while every value is a float32
+	f64 []float64 // otherwise
+}
+
+func (c *valueChunk) len() int { return len(c.f32) + len(c.f64) }
+
+func (l *valueLog) len() int { return l.n }
+
+func (l *valueLog) add(x float64) {
+	k := len(l.chunks)
+	if k == 0 || l.chunks[k-1].len() == logChunk {
+		l.chunks = append(l.chunks, valueChunk{f32: make([]float32, 0, logChunk)})
+		k++
+	}
+	c := &l.chunks[k-1]
+	if c.f64 == nil {
+		if f := float32(x); math.Float64bits(float64(f)) == math.Float64bits(x) {
+			c.f32 = append(c.f32, f)
+			l.n++
+			return
+		}
+		c.f64 = make([]float64, len(c.f32), logChunk)
+		for i, f := range c.f32 {
+			c.f64[i] = float64(f)
+		}
+		c.f32 = nil
+	}
+	c.f64 = append(c.f64, x)
+	l.n++
+}
+
+// at is value i (0 <= i < len).
+func (l *valueLog) at(i int) float64 {
+	c := &l.chunks[i/logChunk]
+	if c.f64 != nil {
+		return c.f64[i%logChunk]
+	}
+	return float64(c.f32[i%logChunk])
+}
+
+// share is a copy that shares every chunk but the last, which it copies.
+func (l *valueLog) share() valueLog {
+	out := valueLog{n: l.n}
+	if len(l.chunks) == 0 {
+		return out
+	}
+	out.chunks = make([]valueChunk, len(l.chunks), cap(l.chunks))
+	copy(out.chunks, l.chunks)
+	k := len(l.chunks) - 1
+	last := l.chunks[k]
+	var own valueChunk
+	if last.f64 != nil {
+		own.f64 = append(make([]float64, 0, len(last.f64)), last.f64...)
+	} else {
+		own.f32 = append(make([]float32, 0, len(last.f32)), last.f32...)
+	}
 	out.chunks[k] = own
 	return out
 }

@@ -47,9 +47,29 @@
 // The seed fixes independent streams (math/rand/v2 PCG): the arrival
 // stream; for each (session, turn) a substream for the workload's `init`
 // and `turn` blocks; for each session a stream for its own statements
-// (and one per fork leg). So the same seed gives every deployment the same
-// arrivals and the same per-turn marks (common random numbers), whatever
-// the deployment does with them.
+// (and one per fork leg); draws outside a session (a pool's ordering key,
+// a stage's rate) use one machine stream, and a replayed trace its own.
+// So the same seed gives every deployment the same arrivals and the same
+// per-turn marks (common random numbers), whatever the deployment does
+// with them; a session's own draws stay in step while it takes the same
+// path. `serq sweep` relies on this (docs/sweeps.md).
+//
+// # Cost
+//
+// An event costs what it changed, not the size of the deployment: the
+// settle's admission, startEngines and reschedule visit only the pools,
+// engines and ps stages marked since they were last found with nothing to
+// do, in declaration order (dirty.go); a gauge that reads only pools'
+// states is kept as a tree of its subexpressions' values and re-evaluates
+// the path from a changed pool to its root (gaugetree.go); an engine's
+// budget, chunk and cost are evaluated again only when the context
+// variables and registers they read changed (memo.go). Each is exact: a
+// run with [Options].NoFastPath scans and evaluates everything after every
+// event, and the differential tests hold the two to the same steps and
+// the same report bit for bit. Engine iterations stay one event each, so
+// [Sim.Step], the event count and the TUI's stepping are what they were.
+// [Options].Lean keeps only what the statistics need (stats.go): memory
+// flat in the horizon but for one value per observe sample.
 //
 // # Stepping
 //
@@ -78,6 +98,10 @@
 //     intervals, quantiles, time averages); only interp uses them.
 //   - report.go: the [Report] types and building them from a run.
 //   - tolerance.go: the tolerances of float comparisons of units and tokens.
+//   - dirty.go, memo.go, gaugetree.go: the fast paths: the members the
+//     settle visits, engine expressions evaluated again only when what they
+//     read changed, and gauges of pools kept as trees (Options.NoFastPath
+//     turns them off).
 //   - keymin.go, chunklog.go: the key-tuple picks and the append-only logs
 //     of samples.
 //   - checkpoint.go, timeline.go: copies of a run's state, and a run that can

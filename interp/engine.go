@@ -19,7 +19,8 @@ import (
 type engine struct {
 	m       *model.Engine
 	stage   *stage
-	idx     int
+	idx     int        // the stage's index
+	ei      int        // the engine's index in Sim.engs
 	res     []*session // residents
 	regs    []float64
 	busy    bool
@@ -31,6 +32,9 @@ type engine struct {
 	idle    bool // the last attempt scheduled nothing while work waited
 
 	steps []model.SchedStep
+
+	budgetM, chunkM, costM exprMemo // memo.go
+	gateM                  exprMemo // the admission gate of `serve vllm`
 
 	// the attempt in progress
 	left      float64
@@ -70,7 +74,8 @@ func (s *Sim) initEngines() {
 	for i := range s.p.Engines {
 		m := &s.p.Engines[i]
 		e := &s.engs[i]
-		e.m, e.idx, e.stage = m, m.Stage, &s.stages[m.Stage]
+		e.m, e.idx, e.ei, e.stage = m, m.Stage, i, &s.stages[m.Stage]
+		e.budgetM, e.chunkM, e.costM = newExprMemo(m.Budget), newExprMemo(m.Chunk), newExprMemo(m.Cost)
 		e.stage.eng = e
 		for _, r := range m.Regs {
 			e.regs = append(e.regs, float64(r.Init))
@@ -79,6 +84,7 @@ func (s *Sim) initEngines() {
 		case model.ServeVLLM:
 			gate := &model.Expr{Op: model.EEq, Args: []*model.Expr{{Op: model.ECtx, Slot: int(model.CtxRunningPreempted)}, model.Num(0)}}
 			e.steps = []model.SchedStep{{Op: model.SchedAdvance, Order: m.Order}, {Op: model.SchedAdmit, While: gate}}
+			e.gateM = newExprMemo(gate)
 		case model.ServeBody:
 			e.steps = m.Body
 		}
@@ -124,6 +130,7 @@ func (s *Sim) engineRun(ss *session, st *model.Stmt, stg *stage, work float64) b
 		j.growing = p
 	}
 	e.res = append(e.res, ss)
+	s.dirtyEngs.set(e.ei)
 	if s.tracer != nil { // the label is built only for a tracer: this is the hot path
 		what := "joined decode on"
 		if st.Mode == model.ModePrefill {
@@ -166,16 +173,30 @@ func (s *Sim) startEngines() bool {
 	if len(s.cal) > 0 && s.cal[0].t <= s.now {
 		return false
 	}
-	for i := range s.engs {
+	if s.err != nil {
+		return len(s.ready) > 0
+	}
+	if s.noFastPath {
+		s.dirtyEngs.fill(len(s.engs))
+	}
+	// Only the engines marked since they were last found without work
+	// (dirty.go): an unmarked engine is busy or has no resident and no
+	// waiter.
+	for i := s.dirtyEngs.next(0); i >= 0 && s.err == nil; i = s.dirtyEngs.next(i + 1) {
 		e := &s.engs[i]
-		if e.busy || s.err != nil {
+		if e.busy {
+			s.dirtyEngs.clear(i) // its iteration's end marks it
 			continue
 		}
 		if len(e.res) == 0 && !s.engineHasWaiters(e) {
 			e.idle = false
+			s.dirtyEngs.clear(i)
 			continue
 		}
 		s.attempt(e)
+		if e.busy {
+			s.dirtyEngs.clear(i)
+		}
 	}
 	return len(s.ready) > 0
 }
@@ -231,10 +252,10 @@ func (s *Sim) attempt(e *engine) {
 	s.curEng = e
 	defer func() { s.curEng = nil }()
 	s.setResidentCtx(e)
-	budget := s.eval(e.m.Budget, nil)
+	budget := s.memoEval(&e.budgetM)
 	e.chunk = 0
 	if e.m.Chunk != nil {
-		c := s.eval(e.m.Chunk, nil)
+		c := s.memoEval(&e.chunkM)
 		if !math.IsInf(c, 1) {
 			e.chunk = c
 		}
@@ -283,7 +304,7 @@ func (s *Sim) attempt(e *engine) {
 	s.ctx[model.CtxBatchKVDecode] = kvb
 	s.ctx[model.CtxBatchKVPrefill] = kvp
 	s.ctx[model.CtxBatchAttention] = e.attn
-	T := s.eval(e.m.Cost, nil)
+	T := s.memoEval(&e.costM)
 	s.claimIteration(e)
 	if math.IsNaN(T) || T < 0 || (ntok > 0 && !(T > 0)) {
 		s.fail(nil, e.stage.m.Pos, "engine `%s`: an iteration of %s tokens costs %s: it must take a positive time", e.stage.m.Label, fmtNum(ntok), fmtNum(T))
@@ -534,7 +555,12 @@ func (s *Sim) admitWaiting(e *engine, st *model.SchedStep) {
 	for e.left > 0 && !e.stopAdmit && s.err == nil {
 		if st.While != nil {
 			s.setBatchCtx(e)
-			g := s.eval(st.While, nil)
+			var g float64
+			if st.While == e.gateM.e {
+				g = s.memoEval(&e.gateM)
+			} else {
+				g = s.eval(st.While, nil)
+			}
 			if g != 0 && g != 1 {
 				s.fail(nil, e.stage.m.Pos, "engine `%s`: a schedule guard is %s, not 0 or 1", e.stage.m.Label, fmtNum(g))
 				return
@@ -653,6 +679,7 @@ func (s *Sim) iterEnd(idx int, epoch uint32) {
 		return
 	}
 	e.busy = false
+	s.dirtyEngs.set(e.ei)
 	e.stage.util.Set(s.now, 0)
 	e.kind = iterNone
 	s.setIterStats(e, false)

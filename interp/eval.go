@@ -31,6 +31,13 @@ func (s *Sim) evalWith(e *model.Expr, ss *session, st *stream) float64 {
 		}
 		return s.ctx[e.Slot]
 	case model.EReg:
+		if e.Ref != nil { // a gauge names the engine
+			i, ok := s.member(e.Ref, ss, true)
+			if !ok || s.stages[i].eng == nil {
+				return 0
+			}
+			return s.stages[i].eng.regs[e.Slot]
+		}
 		return s.curEng.regs[e.Slot]
 	case model.ENeg:
 		return -s.evalWith(e.Args[0], ss, st)

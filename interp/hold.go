@@ -68,6 +68,7 @@ func (s *Sim) hold(ss *session, st *model.Stmt) bool {
 	} else {
 		first.queue = append(first.queue, h)
 	}
+	s.markPool(first)
 	if len(first.queue) > 1 && s.tracer != nil {
 		s.traceDetail(ss, "queued at", first.m.Label, 0, fmt.Sprintf("behind %d", slices.Index(first.queue, h)))
 	}
@@ -170,6 +171,9 @@ func (s *Sim) outstanding(pl *pool, skip *holdInst) float64 {
 // admit allocates a fitting hold and starts its body.
 func (s *Sim) admit(h *holdInst) {
 	s.poolVer++
+	for i := range h.pools {
+		s.markPool(&s.pools[h.pools[i].pool])
+	}
 	ss := h.owner
 	first := &s.pools[h.pools[0].pool]
 	first.queue = first.queue[1:]
@@ -252,10 +256,18 @@ func (s *Sim) admit(h *holdInst) {
 // the releasing session's next statement (the reference's try_admit_all).
 func (s *Sim) admitSettle() bool {
 	progressed := false
-	for i := range s.pools {
+	if s.noFastPath {
+		s.dirtyPools.fill(len(s.pools))
+	}
+	// Only the pools marked since they were last found with no grower and
+	// no waiter it admits itself (dirty.go).
+	for i := s.dirtyPools.next(0); i >= 0; i = s.dirtyPools.next(i + 1) {
 		pl := &s.pools[i]
 		if s.retryGrowers(pl) {
 			progressed = true
+		}
+		if len(pl.growers) == 0 && (pl.admitVia >= 0 || len(pl.queue) == 0) {
+			s.dirtyPools.clear(i)
 		}
 		if pl.admitVia >= 0 {
 			continue
@@ -556,6 +568,7 @@ func (s *Sim) tryGrow(ss *session) growResult {
 		}
 	}
 	pl.growers = append(pl.growers, ss)
+	s.markPool(pl)
 	return growWait
 }
 
@@ -810,7 +823,7 @@ func (s *Sim) cancelJob(ss *session) {
 		s.psAdvance(stg)
 		stg.heapDelete(ss.job.hidx)
 		stg.present--
-		stg.dirty = true
+		s.markStage(stg)
 	default:
 		if j.hidx >= 0 && j.hidx < len(stg.svc) && stg.svc[j.hidx] == ss {
 			stg.dropService(ss)

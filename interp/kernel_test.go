@@ -84,7 +84,9 @@ func loadInline(t testing.TB, name, src string) *model.Program {
 	return p
 }
 
-// run simulates p and returns its report.
+// run simulates p and returns its report. A tenth of the run is held to
+// the reference path (Options.NoFastPath): the same steps, the same report
+// bit for bit.
 func run(t testing.TB, p *model.Program, opt interp.Options) *interp.Report {
 	t.Helper()
 	start := time.Now()
@@ -92,6 +94,9 @@ func run(t testing.TB, p *model.Program, opt interp.Options) *interp.Report {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
+	short := opt
+	short.Horizon, short.Warmup = opt.Horizon/10, opt.Warmup/10
+	differential(t, p, short, 0)
 	if tt, ok := t.(*testing.T); ok {
 		tt.Logf("horizon %g: %d events in %v", opt.Horizon, r.Events, time.Since(start).Round(time.Millisecond))
 	}

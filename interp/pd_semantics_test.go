@@ -71,6 +71,8 @@ func pdSimulate(t *testing.T, src string, horizon float64) (*interp.Report, erro
 		t.Fatalf("interp.New: %v", err)
 	}
 	runErr := sim.Run(context.Background())
+	// the reference path (Options.NoFastPath) must step and end alike
+	differential(t, prog, interp.Options{Horizon: horizon, Seed: 1}, 0)
 	return sim.Report(), runErr
 }
 

@@ -116,6 +116,7 @@ func (pl *pool) roundDown(x float64) float64 {
 
 func (s *Sim) poolChanged(pl *pool) {
 	s.poolVer++
+	s.markPool(pl)
 	pl.usedI.Set(s.now, pl.used)
 	pl.cachedI.Set(s.now, pl.cached)
 	pl.queueI.Set(s.now, float64(len(pl.queue)))
@@ -192,6 +193,7 @@ func (s *Sim) leasesOf(p int) (n int, oldest float64) {
 // evict frees cache until need more units fit beside used and cached.
 func (s *Sim) evict(pl *pool, need float64) {
 	s.poolVer++
+	s.markPool(pl)
 	excess := pl.used + pl.cached + need - pl.cap
 	for excess > unitTol && pl.cached > 0 {
 		e := s.victimEntry(pl)
@@ -284,6 +286,7 @@ func (s *Sim) compactEntries(pl *pool) {
 // cacheAt stores the session's single entry in a pool.
 func (s *Sim) cacheAt(ss *session, pl *pool, units float64) {
 	s.poolVer++
+	s.markPool(pl)
 	root := rootOf(ss)
 	units = pl.roundDown(units)
 	if old := s.ownEntry(root, pl.index); old != nil {

@@ -47,7 +47,10 @@ type ObserveRow struct {
 	// Test says the observed expression is a test: its top-level operator
 	// is a comparison, `&&`, `||` or `!`.
 	Test bool
-	// Samples are the post-warm-up samples in recording order (--dump).
+	// AllZero says every sample is 0 (true without samples).
+	AllZero bool
+	// Samples are the post-warm-up samples in recording order (--dump);
+	// none from a lean run (Options.Lean).
 	Samples []Sample
 }
 
@@ -55,6 +58,9 @@ type ObserveRow struct {
 // "observe NAME is constant 0 over N samples": a test-valued observe that
 // was 0 in every one of at least [CIMinSamples] samples.
 func (o *ObserveRow) ConstantZero() bool {
+	if o.Samples == nil && o.Count > 0 { // a lean run's row
+		return o.Test && o.Count >= CIMinSamples && o.AllZero
+	}
 	if !o.Test || len(o.Samples) < CIMinSamples {
 		return false
 	}
@@ -74,7 +80,7 @@ type GaugeRow struct {
 	Min  float64 // least value held for a positive time
 	Max  float64 // greatest value held for a positive time
 	// Points are the change points from time 0, warm-up included, at most
-	// one per instant (--dump).
+	// one per instant (--dump); none from a lean run (Options.Lean).
 	Points []TimePoint
 }
 

@@ -20,6 +20,23 @@ type Options struct {
 	// OpenTrace opens the CSV file a program's `trace` names; nil refuses
 	// every trace with a [TraceError].
 	OpenTrace Opener
+
+	// NoFastPath takes the reference path, for tests: every pool, engine,
+	// stage and gauge scanned after every event, every expression
+	// evaluated afresh. The results are the same, bit for bit (the
+	// differential tests hold them to it); only the speed differs.
+	NoFastPath bool
+
+	// Lean keeps only what the report's statistics need, so a run's memory
+	// does not grow with its horizon but for one float64 per observe
+	// sample (the CI's batch means and the exact p99 need the values): no
+	// samples' times, sessions and turns (ObserveRow.Samples is nil) and,
+	// without Arrivals, no gauge change points (GaugeRow.Points is nil; the
+	// gauges' statistics are folded as the run goes). The report of a run
+	// that ends at its horizon is the same bit for bit; a report taken
+	// before the end has its gauges' CI +Inf. For `serq run` without
+	// --dump or --plot.
+	Lean bool
 }
 
 // RunError is a failure of a running program: the program was valid but
@@ -124,16 +141,17 @@ type Sim struct {
 	engs   []engine
 
 	// Statistics.
-	obs      []ObserveStat
-	gauges   []TimeAvg
-	claims   []claimState
-	claimObs []chunkLog[float64] // every sample (warm-up included) of the observes claims aggregate
-	keepObs  []bool              // by observe slot: a claim aggregates it, so claimObs keeps its samples
-	// The gauges are read after each event only if a pool changed
-	// (gaugePoolOnly: the gauge reads only pools) or always.
-	poolVer       uint64 // bumped by every change of a pool's state
-	gaugeVer      uint64 // poolVer at the last gauge reading
-	gaugePoolOnly []bool // by gauge: it reads only pool observables
+	obs        []ObserveStat
+	gauges     []TimeAvg
+	claims     []claimState
+	claimObs   []chunkLog[float64] // every sample (warm-up included) of the observes claims aggregate
+	keepObs    []bool              // by observe slot: a claim aggregates it, so claimObs keeps its samples
+	poolVer    uint64              // bumped by every change of a pool's state
+	gaugeVer   uint64              // poolVer at the last gauge reading
+	gaugeKind  []gaugeKind         // by gauge: what it reads, so when it must be read again (initGauges)
+	gaugeTrees []gaugeTree         // the gaugeOfPools gauges' values (gaugetree.go)
+	poolLeaves [][]leafRef         // for each pool, the gauge trees' leaves that read it
+	gaugeFresh bitset              // gaugeOfPools gauges to read at this instant's end
 
 	// Random streams not of a session (rng.go).
 	arrStream     *stream // arrivals
@@ -149,6 +167,14 @@ type Sim struct {
 	stmtPos        model.Pos // the statement being executed, for run errors that have no other position
 	traceData      *traceData
 	keys           keyMins // the key-tuple picks' buffers
+
+	// The fast paths (dirty.go): what the settle looks at after an event.
+	noFastPath  bool    // Options.NoFastPath: scan everything after every event
+	dirtyPools  bitset  // pools the settle's admission looks at
+	dirtyEngs   bitset  // engines startEngines looks at
+	dirtyStages bitset  // ps stages reschedule looks at
+	gaugePools  bitset  // pools changed since the gauges were last read
+	poolEngines [][]int // for each pool, the engines that admit from it
 
 	// The driver's: tracing and guards.
 	tracer     func(TraceEvent)
@@ -180,7 +206,7 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	if opt.Arrivals > 0 && p.Workload.Arrive != model.ArrivePoisson && p.Workload.Arrive != model.ArriveRenewal {
 		return nil, fmt.Errorf("--arrivals needs an open workload (poisson or renewal)")
 	}
-	s := &Sim{p: p, opt: opt}
+	s := &Sim{p: p, opt: opt, noFastPath: opt.NoFastPath}
 	a := newStream()
 	a.seed(opt.Seed, kindArrival, 0, 0)
 	s.arrStream = a
@@ -189,8 +215,19 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	s.machineStream = m
 	s.obs = make([]ObserveStat, len(p.Observes))
 	s.gauges = make([]TimeAvg, len(p.Gauges))
+	if opt.Lean {
+		for i := range s.obs {
+			s.obs[i].lean = true
+		}
+		if opt.Arrivals == 0 { // the run ends at the horizon
+			for i := range s.gauges {
+				s.gauges[i].leanOver(opt.Warmup, opt.Horizon)
+			}
+		}
+	}
 	s.initStages()
 	s.initPools()
+	s.initDirty()
 	if err := s.initTrace(); err != nil {
 		return nil, err
 	}
@@ -248,18 +285,20 @@ func (s *Sim) schedule(t float64, k evKind, id int32, epoch uint32, ss *session)
 func (s *Sim) push(ev event) {
 	s.seq++
 	ev.seq = s.seq
-	s.cal = append(s.cal, ev)
-	// sift up
+	s.cal = append(s.cal, event{})
+	// sift up, moving the hole rather than swapping: the same places as
+	// swapping, one write a level
 	c := s.cal
 	i := len(c) - 1
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !evLess(&c[i], &c[parent]) {
+		if !evLess(&ev, &c[parent]) {
 			break
 		}
-		c[i], c[parent] = c[parent], c[i]
+		c[i] = c[parent]
 		i = parent
 	}
+	c[i] = ev
 }
 
 func evLess(a, b *event) bool {
@@ -273,10 +312,14 @@ func (s *Sim) pop() event {
 	c := s.cal
 	top := c[0]
 	last := len(c) - 1
-	c[0] = c[last]
+	x := c[last]
 	c[last] = event{}
 	c = c[:last]
 	s.cal = c
+	if last == 0 {
+		return top
+	}
+	// sift the last event down from the root, moving the hole
 	i := 0
 	for {
 		l := 2*i + 1
@@ -287,12 +330,13 @@ func (s *Sim) pop() event {
 		if r := l + 1; r < len(c) && evLess(&c[r], &c[l]) {
 			m = r
 		}
-		if !evLess(&c[m], &c[i]) {
+		if !evLess(&c[m], &x) {
 			break
 		}
-		c[i], c[m] = c[m], c[i]
+		c[i] = c[m]
 		i = m
 	}
+	c[i] = x
 	return top
 }
 
@@ -428,32 +472,108 @@ func (s *Sim) warmup() {
 
 // endInstant samples the gauges: the state at the end of an instant.
 //
-// A gauge that reads only pools is evaluated again only when some pool
-// changed since its last reading: most events (engine iterations) change
-// no pool, and the reading would repeat the last value.
+// A reading equal to the last one adds nothing (TimeAvg.Record), so a
+// gauge whose value cannot have changed is not evaluated:
+//   - a gauge that is a function of some pools' states alone (used, free,
+//     holders, queued of members named by constants: its pools, resolved
+//     once) is read again only when one of its pools changed;
+//   - another gauge that reads only pools (lease counts and ages,
+//     observes' aggregates, computed indexes) is read again when any pool
+//     changed, as before;
+//   - the rest are read at every instant's end.
 func (s *Sim) endInstant() {
-	if s.gaugePoolOnly == nil {
-		s.gaugePoolOnly = make([]bool, len(s.p.Gauges))
-		for i, g := range s.p.Gauges {
-			only := true
-			g.Expr.Walk(func(e *model.Expr) bool {
-				if e.Op == model.EStage || e.Op == model.EReg || e.Op == model.EBudget || e.Op == model.ECtx {
-					only = false
-				}
-				return only
-			})
-			s.gaugePoolOnly[i] = only
-		}
-		s.gaugeVer = ^uint64(0)
+	if s.gaugeKind == nil {
+		s.initGauges()
 	}
 	fresh := s.poolVer != s.gaugeVer
+	if fresh {
+		for p := s.gaugePools.next(0); p >= 0; p = s.gaugePools.next(p + 1) {
+			s.gaugePoolChanged(p)
+		}
+	}
 	for i := range s.p.Gauges {
-		if s.gaugePoolOnly[i] && !fresh {
+		kind := s.gaugeKind[i]
+		if s.noFastPath && kind == gaugeOfPools {
+			kind = gaugePoolsAny
+		}
+		switch kind {
+		case gaugeOfPools:
+			if s.gaugeFresh.has(i) {
+				s.gauges[i].Record(s.now, s.readGauge(i))
+			}
 			continue
+		case gaugePoolsAny:
+			if !fresh {
+				continue
+			}
 		}
 		s.gauges[i].Record(s.now, s.eval(s.p.Gauges[i].Expr, nil))
 	}
+	s.gaugeFresh.reset()
+	s.gaugePools.reset()
 	s.gaugeVer = s.poolVer
+}
+
+type gaugeKind uint8
+
+const (
+	gaugeAlways   gaugeKind = iota // read at every instant's end
+	gaugePoolsAny                  // read when any pool changed
+	gaugeOfPools                   // read when one of its pools changed
+)
+
+// initGauges classifies the gauges and resolves the pools each gaugeOfPools
+// reads. Every gauge is read at the first instant's end.
+func (s *Sim) initGauges() {
+	s.gaugeKind = make([]gaugeKind, len(s.p.Gauges))
+	s.gaugeTrees = make([]gaugeTree, len(s.p.Gauges))
+	s.poolLeaves = make([][]leafRef, len(s.pools))
+	s.gaugeFresh = newBitset(len(s.p.Gauges))
+	for i, g := range s.p.Gauges {
+		only := true
+		g.Expr.Walk(func(e *model.Expr) bool {
+			if e.Op == model.EStage || e.Op == model.EReg || e.Op == model.EBudget || e.Op == model.ECtx {
+				only = false
+			}
+			return only
+		})
+		switch {
+		case only && s.gaugeOfPools(g.Expr):
+			s.gaugeKind[i] = gaugeOfPools
+			s.buildGaugeTree(i, g.Expr)
+			s.gaugeFresh.set(i)
+		case only:
+			s.gaugeKind[i] = gaugePoolsAny
+		}
+	}
+	s.gaugeVer = ^uint64(0)
+}
+
+// gaugeOfPools reports whether e is a function of some pools' states
+// alone: used, free, holders and queued of members named by constants.
+func (s *Sim) gaugeOfPools(e *model.Expr) bool {
+	switch e.Op {
+	case model.EPool:
+		switch e.Fn {
+		case model.PUsed, model.PFree, model.PHolders, model.PQueued:
+		default:
+			return false
+		}
+		f := &s.p.PoolFams[e.Ref.Fam]
+		x := e.Ref.Index
+		return x == nil || x.Op == model.ENum && x.Num >= 0 && x.Num < float64(f.Count) && x.Num == math.Floor(x.Num)
+	case model.ENum:
+		return true
+	case model.ENeg, model.ENot, model.EAdd, model.ESub, model.EMul, model.EDiv, model.EPow,
+		model.ELt, model.ELe, model.EGt, model.EGe, model.EEq, model.ENe, model.EAnd, model.EOr, model.ECond, model.EFunc:
+		for _, a := range e.Args {
+			if !s.gaugeOfPools(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return false // draws, observes' aggregates, attributes, the clock
 }
 
 func (s *Sim) finish() {

@@ -139,7 +139,7 @@ func (s *Sim) run(ss *session, st *model.Stmt) bool {
 		stg.seq++
 		j.start, j.tag, j.seq = s.now, stg.v+work, stg.seq
 		stg.heapPush(ss)
-		stg.dirty = true
+		s.markStage(stg)
 	}
 	stg.present++
 	s.stageChanged(stg)
@@ -298,7 +298,7 @@ func (s *Sim) psDone(stg *stage) {
 	stg.v = math.Max(stg.v, ss.job.tag)
 	stg.present--
 	s.trace(ss, "finished on", stg.m.Label, ss.job.work)
-	stg.dirty = true
+	s.markStage(stg)
 	s.completed(stg, ss)
 	s.stageChanged(stg)
 	ss.job.stage = -1
@@ -308,8 +308,12 @@ func (s *Sim) psDone(stg *stage) {
 // reschedule recomputes the rates of ps stages and flows whose job set
 // changed, and schedules their next completions.
 func (s *Sim) reschedule() {
-	for i := range s.stages {
+	if s.noFastPath {
+		s.dirtyStages.fill(len(s.stages))
+	}
+	for i := s.dirtyStages.next(0); i >= 0; i = s.dirtyStages.next(i + 1) {
 		stg := &s.stages[i]
+		s.dirtyStages.clear(i)
 		if !stg.dirty {
 			continue
 		}

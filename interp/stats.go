@@ -82,16 +82,39 @@ func BatchMeansHalfWidth(xs []float64, batches int) float64 {
 	if batches < 2 || len(xs)/batches < 1 {
 		return math.Inf(1)
 	}
-	size := len(xs) / batches
+	a := newBatchSums(len(xs), batches)
+	for _, x := range xs {
+		a.add(x)
+	}
+	return a.halfWidth()
+}
+
+// batchSums are BatchMeansHalfWidth's batch sums taken value by value, in
+// order: batch b sums values b·size … (b+1)·size−1 from 0.
+type batchSums struct {
+	size, i int
+	sums    []float64
+}
+
+func newBatchSums(n, batches int) batchSums {
+	return batchSums{size: n / batches, sums: make([]float64, batches)}
+}
+
+func (a *batchSums) add(x float64) {
+	if b := a.i / a.size; b < len(a.sums) {
+		a.sums[b] += x
+	}
+	a.i++
+}
+
+// halfWidth is BatchMeansHalfWidth from the sums (size >= 1, >= 2 batches).
+func (a *batchSums) halfWidth() float64 {
+	batches := len(a.sums)
 	k := float64(batches)
 	means := make([]float64, batches)
 	m := 0.0
-	for b := range batches {
-		s := 0.0
-		for _, x := range xs[b*size : (b+1)*size] {
-			s += x
-		}
-		means[b] = s / float64(size)
+	for b, s := range a.sums {
+		means[b] = s / float64(a.size)
 	}
 	for _, x := range means {
 		m += x
@@ -114,12 +137,18 @@ func BatchMeansHalfWidth(xs []float64, batches int) float64 {
 // ceil(q·n), clamped to [1, n], in xs sorted by [TotalCompare]. It is NaN
 // when xs is empty. xs is not modified.
 func Quantile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
 	keys := make([]int64, len(xs))
 	for i, x := range xs {
 		keys[i] = statTotalKey(x)
+	}
+	return quantileOfKeys(keys, q)
+}
+
+// quantileOfKeys is Quantile of the values whose statTotalKey are keys,
+// reordering keys.
+func quantileOfKeys(keys []int64, q float64) float64 {
+	if len(keys) == 0 {
+		return math.NaN()
 	}
 	k := statSelect(keys, int(statNearestRank(q, uint64(len(keys))))-1)
 	return math.Float64frombits(uint64(k ^ int64(uint64(k>>63)>>1)))
@@ -231,14 +260,23 @@ type Sample struct {
 // the samples taken after warm-up (once the warm-up event has fired; an
 // event at the warm-up instant that runs before it is not measured).
 // Its zero value is empty and ready to use.
+//
+// A lean ObserveStat (Options.Lean) keeps the values alone (what the CI and
+// the p99 need), not their times, sessions and turns: it has no Samples.
 type ObserveStat struct {
 	w       Welford
 	samples chunkLog[Sample]
+	lean    bool
+	vals    valueLog // lean: the values
 }
 
 // Add records one sample.
 func (o *ObserveStat) Add(t float64, session uint64, turn uint32, v float64) {
 	o.w.Add(v)
+	if o.lean {
+		o.vals.add(v)
+		return
+	}
 	o.samples.add(Sample{Time: t, Session: session, Turn: turn, Value: v})
 }
 
@@ -247,6 +285,12 @@ func (o *ObserveStat) Count() uint64 { return o.w.Count() }
 
 // Last is the latest sample's value, NaN without samples.
 func (o *ObserveStat) Last() float64 {
+	if o.lean {
+		if o.vals.len() == 0 {
+			return math.NaN()
+		}
+		return o.vals.at(o.vals.len() - 1)
+	}
 	if last := o.samples.last(); last != nil {
 		return last.Value
 	}
@@ -281,8 +325,43 @@ func (o *ObserveStat) Samples() []Sample {
 	return o.samples.appendTo(make([]Sample, 0, o.samples.len()))
 }
 
+// eachValues calls f with the values in recording order, a chunk at a
+// time (a slice valid during the call).
+func (o *ObserveStat) eachValues(f func([]float64)) {
+	var buf []float64
+	if o.lean {
+		for i := range o.vals.chunks {
+			c := &o.vals.chunks[i]
+			if c.f64 != nil {
+				f(c.f64)
+				continue
+			}
+			buf = buf[:0]
+			for _, x := range c.f32 {
+				buf = append(buf, float64(x))
+			}
+			f(buf)
+		}
+		return
+	}
+	for _, c := range o.samples.chunks {
+		buf = buf[:0]
+		for _, s := range c {
+			buf = append(buf, s.Value)
+		}
+		f(buf)
+	}
+}
+
 // Values is a fresh slice of the sample values in recording order.
 func (o *ObserveStat) Values() []float64 {
+	if o.lean {
+		v := make([]float64, o.vals.len())
+		for i := range v {
+			v[i] = o.vals.at(i)
+		}
+		return v
+	}
 	v := make([]float64, 0, o.samples.len())
 	for _, c := range o.samples.chunks {
 		for _, s := range c {
@@ -296,18 +375,40 @@ func (o *ObserveStat) Values() []float64 {
 // observed expression is a test (its top-level operator a comparison,
 // `&&`, `||` or `!`). The row shares the sample slice.
 func (o *ObserveStat) Row(name string, test bool) ObserveRow {
-	vals := o.Values()
+	// one pass over the values, in recording order: the batch sums, the
+	// quantile's keys, whether all are 0
+	n := o.samples.len()
+	if o.lean {
+		n = o.vals.len()
+	}
 	ci := math.Inf(1)
-	if len(vals) >= CIMinSamples {
-		ci = BatchMeansHalfWidth(vals, CIBatches)
+	withCI := n >= CIMinSamples && n/CIBatches >= 1
+	var sums batchSums
+	if withCI {
+		sums = newBatchSums(n, CIBatches)
+	}
+	keys := make([]int64, 0, n)
+	zero := true
+	o.eachValues(func(vs []float64) {
+		for _, x := range vs {
+			if withCI {
+				sums.add(x)
+			}
+			keys = append(keys, statTotalKey(x))
+			zero = zero && x == 0
+		}
+	})
+	if withCI {
+		ci = sums.halfWidth()
 	}
 	return ObserveRow{
+		AllZero: zero,
 		Name:    name,
 		Count:   o.w.Count(),
 		Mean:    o.w.Mean(),
 		CI:      ci,
 		CV2:     o.w.CV2(),
-		P99:     Quantile(vals, 0.99),
+		P99:     quantileOfKeys(keys, 0.99),
 		Test:    test,
 		Samples: o.Samples(),
 	}
@@ -387,8 +488,25 @@ type TimePoint struct {
 // (warm-up included), at most one per instant, for a gauge: the time
 // average, its confidence interval and the extremes over [warmup, end]
 // are computed from them by [TimeAvg.Stats]. Its zero value has no points.
+//
+// A lean TimeAvg (Options.Lean) keeps no points: it folds each point into
+// the statistics over [from, to] once the next point makes it final, and
+// holds only the last two, so its memory is flat in the horizon. Its
+// statistics over that span are the same, bit for bit; over another span
+// (a report before the end) the mean and extremes are, and the CI is +Inf.
 type TimeAvg struct {
 	points chunkLog[TimePoint]
+
+	lean bool
+	acc  timeAcc     // the folded points' statistics
+	tail []TimePoint // the last points, at most two, not yet folded
+	n    int         // points recorded, folded ones included
+}
+
+// leanOver makes g lean, keeping the statistics over [from, to].
+func (g *TimeAvg) leanOver(from, to float64) {
+	g.lean = true
+	g.acc = newTimeAcc(from, to, CIBatches)
 }
 
 // Record reads the value v at time t (not before the previous reading).
@@ -398,6 +516,10 @@ type TimeAvg struct {
 // drops it when that brings back the value before it; a reading equal to
 // the last value adds nothing. Equality is bit for bit.
 func (g *TimeAvg) Record(t, v float64) {
+	if g.lean {
+		g.recordLean(t, v)
+		return
+	}
 	if last := g.points.last(); last != nil {
 		if last.Time == t {
 			last.Value = v
@@ -413,18 +535,79 @@ func (g *TimeAvg) Record(t, v float64) {
 	g.points.add(TimePoint{Time: t, Value: v})
 }
 
-// Points are the change points in time order, in a fresh slice.
+// recordLean is Record on the tail: only the newest point can be replaced
+// or dropped (it is the only one at the current instant), so the one
+// before it is final once a third arrives.
+func (g *TimeAvg) recordLean(t, v float64) {
+	if k := len(g.tail); k > 0 {
+		last := &g.tail[k-1]
+		if last.Time == t {
+			last.Value = v
+			if k >= 2 && statSameFloat(g.tail[k-2].Value, v) {
+				g.tail = g.tail[:k-1]
+				g.n--
+			}
+			return
+		}
+		if statSameFloat(last.Value, v) {
+			return
+		}
+		if k == 2 {
+			g.acc.fold(g.tail[0], g.tail[1].Time)
+			g.tail[0] = g.tail[1]
+			g.tail = g.tail[:1]
+		}
+	}
+	g.tail = append(g.tail, TimePoint{Time: t, Value: v})
+	g.n++
+}
+
+// Points are the change points in time order, in a fresh slice (none
+// when lean).
 func (g *TimeAvg) Points() []TimePoint { return g.points.appendTo(nil) }
 
 // Stats are the statistics over [from, to] with 20 batch windows.
 func (g *TimeAvg) Stats(from, to float64) TimeStats {
+	if g.lean {
+		return g.leanStats(from, to)
+	}
 	return TimeStatsOf(g.Points(), from, to, CIBatches)
+}
+
+// leanStats folds a copy of the statistics with the tail, to `to`.
+func (g *TimeAvg) leanStats(from, to float64) TimeStats {
+	if !(to-from > 0) || g.n == 0 {
+		return noTimeStats()
+	}
+	a := g.acc
+	a.windows = append([]float64(nil), g.acc.windows...)
+	exact := from == a.from && to == a.to
+	if !exact {
+		// the folded segments all end by now: their sums over [from, to]
+		// are the same, their windows are not
+		a.from, a.to = from, to
+	}
+	for k, p := range g.tail {
+		next := to
+		if k+1 < len(g.tail) {
+			next = g.tail[k+1].Time
+		}
+		a.fold(p, next)
+	}
+	ts := a.result()
+	if !exact {
+		ts.CI = math.Inf(1)
+	}
+	return ts
 }
 
 // Row summarises the gauge over [warmup, end] for the report.
 func (g *TimeAvg) Row(name string, warmup, end float64) GaugeRow {
 	pts := g.Points()
-	ts := TimeStatsOf(pts, warmup, end, CIBatches)
+	ts := g.Stats(warmup, end)
+	if g.lean {
+		pts = nil
+	}
 	return GaugeRow{Name: name, Mean: ts.Mean, CI: ts.CI, Min: ts.Min, Max: ts.Max, Points: pts}
 }
 
@@ -444,60 +627,89 @@ type TimeStats struct {
 // no points, no span (to−from ≤ 0 or NaN) or no windows, Mean, Min and Max
 // are NaN and CI is +Inf (the reference's "no estimate").
 func TimeStatsOf(points []TimePoint, from, to float64, batches int) TimeStats {
-	span := to - from
-	out := TimeStats{Mean: math.NaN(), CI: math.Inf(1), Min: math.NaN(), Max: math.NaN()}
-	if !(span > 0) || len(points) == 0 || batches <= 0 {
-		return out
+	if !(to-from > 0) || len(points) == 0 || batches <= 0 {
+		return noTimeStats()
 	}
-	width := span / float64(batches)
-	windows := make([]float64, batches)
-	total := 0.0
-	lo, hi := math.Inf(1), math.Inf(-1)
-	// window of x, computed, not stepped to, so no rounding stops a walk
-	at := func(x float64) int {
-		f := statMax((x-from)/width, 0)
-		if f >= float64(batches-1) {
-			return batches - 1
-		}
-		return int(f)
-	}
+	a := newTimeAcc(from, to, batches)
 	for k, p := range points {
 		next := to
 		if k+1 < len(points) {
 			next = points[k+1].Time
 		}
-		a, b := statMax(p.Time, from), statMin(next, to)
-		if b <= a {
-			continue
+		a.fold(p, next)
+	}
+	return a.result()
+}
+
+func noTimeStats() TimeStats {
+	return TimeStats{Mean: math.NaN(), CI: math.Inf(1), Min: math.NaN(), Max: math.NaN()}
+}
+
+// timeAcc accumulates TimeStatsOf segment by segment, in time order, so a
+// run can fold its change points as they become final and keep none.
+type timeAcc struct {
+	from, to, width float64
+	batches         int
+	windows         []float64
+	total, lo, hi   float64
+}
+
+func newTimeAcc(from, to float64, batches int) timeAcc {
+	span := to - from
+	return timeAcc{from: from, to: to, width: span / float64(batches), batches: batches,
+		windows: make([]float64, batches), lo: math.Inf(1), hi: math.Inf(-1)}
+}
+
+// at is the window of x, computed, not stepped to, so no rounding stops a
+// walk.
+func (c *timeAcc) at(x float64) int {
+	f := statMax((x-c.from)/c.width, 0)
+	if f >= float64(c.batches-1) {
+		return c.batches - 1
+	}
+	return int(f)
+}
+
+// fold adds the segment of point p, which holds until next.
+func (c *timeAcc) fold(p TimePoint, next float64) {
+	from, to, batches, width := c.from, c.to, c.batches, c.width
+	a, b := statMax(p.Time, from), statMin(next, to)
+	if b <= a {
+		return
+	}
+	v := p.Value
+	c.lo = statMin(c.lo, v)
+	c.hi = statMax(c.hi, v)
+	c.total += float64(v * (b - a))
+	// the segment's overlap with every window it can touch
+	first, last := max(c.at(a)-1, 0), min(c.at(b)+1, batches-1)
+	for w := first; w <= last; w++ {
+		wlo := from
+		if w > 0 {
+			wlo = from + float64(float64(w)*width)
 		}
-		v := p.Value
-		lo = statMin(lo, v)
-		hi = statMax(hi, v)
-		total += float64(v * (b - a))
-		// the segment's overlap with every window it can touch
-		first, last := max(at(a)-1, 0), min(at(b)+1, batches-1)
-		for w := first; w <= last; w++ {
-			wlo := from
-			if w > 0 {
-				wlo = from + float64(float64(w)*width)
-			}
-			whi := to
-			if w < batches-1 {
-				whi = from + float64(float64(w+1)*width)
-			}
-			if overlap := statMin(b, whi) - statMax(a, wlo); overlap > 0 {
-				windows[w] += float64(v * overlap)
-			}
+		whi := to
+		if w < batches-1 {
+			whi = from + float64(float64(w+1)*width)
+		}
+		if overlap := statMin(b, whi) - statMax(a, wlo); overlap > 0 {
+			c.windows[w] += float64(v * overlap)
 		}
 	}
-	out.Mean = total / span
-	out.Min = lo
-	out.Max = hi
-	if batches >= 2 {
-		for i := range windows {
-			windows[i] /= width
+}
+
+// result is the statistics of the segments folded; it leaves c as it was.
+func (c *timeAcc) result() TimeStats {
+	out := noTimeStats()
+	out.Mean = c.total / (c.to - c.from)
+	out.Min = c.lo
+	out.Max = c.hi
+	if c.batches >= 2 {
+		windows := make([]float64, len(c.windows))
+		for i, w := range c.windows {
+			windows[i] = w / c.width
 		}
-		out.CI = BatchMeansHalfWidth(windows, batches)
+		out.CI = BatchMeansHalfWidth(windows, c.batches)
 	}
 	return out
 }
@@ -526,6 +738,11 @@ type LogHistogram struct {
 	inf  statHistBucket   // +Inf
 	base int              // bucket index of bkts[0]
 	bkts []statHistBucket // dense, from base up
+
+	// the last finite positive value's bucket: runs of equal values (an
+	// engine's inter-token gaps) skip the logarithm
+	lastX float64
+	lastK int
 }
 
 type statHistBucket struct {
@@ -553,7 +770,10 @@ func (h *LogHistogram) Add(x float64) {
 	case math.IsInf(x, 1):
 		h.inf.add(x)
 	default:
-		h.bucket(statHistIndex(x)).add(x)
+		if x != h.lastX {
+			h.lastX, h.lastK = x, statHistIndex(x)
+		}
+		h.bucket(h.lastK).add(x)
 	}
 }
 

@@ -558,6 +558,10 @@ func (l *lowerer) queue(it *QueueItem) {
 		l.errorf(nameAt(it.Pos, it.Tokens, it.Name), "`%s` is a word of the language (an engine's list or a context variable): a queue needs another name", it.Name)
 		return
 	}
+	if _, word := roleEntries[it.Name]; word || it.Name == "route" || it.Name == "transfer" {
+		l.errorf(nameAt(it.Pos, it.Tokens, it.Name), "`%s` is a serving word (a role or an entry): a queue needs another name", it.Name)
+		return
+	}
 	if l.declared(nameAt(it.Pos, it.Tokens, it.Name), it.Name) {
 		return
 	}
@@ -622,6 +626,31 @@ func (l *lowerer) queue(it *QueueItem) {
 	for _, en := range q.entries {
 		collectSetNames(en.Body.Stmts, func(n string) { q.attrs[n] = true })
 		l.leasedPool(q, en)
+	}
+	l.checkRoles(q, it)
+}
+
+// checkRoles refuses a role its queue does not play: each role needs its
+// entry (a link its entry or a `serve`), and a gateway is one queue.
+func (l *lowerer) checkRoles(q *queueDecl, it *QueueItem) {
+	at := nameAt(it.Pos, it.Tokens, it.Name)
+	for _, r := range q.roles {
+		verbs := roleEntries[r]
+		if verbs == nil {
+			continue
+		}
+		has := false
+		for _, en := range q.entries {
+			has = has || en.Verb == verbs[0]
+		}
+		switch {
+		case r == "gateway" && it.Count != nil:
+			l.errorf(at, "queue `%s` is a gateway, and a gateway is one queue: write `queue %s : gateway` without `[…]`", q.name, q.name)
+		case r == "link" && !has && q.stageFam < 0:
+			l.errorf(at, "link `%s` has neither a `serve` nor a `transfer` entry: say what crossing it costs", q.name)
+		case r != "link" && !has:
+			l.errorf(at, "queue `%s` plays `%s` and has no `%s` entry", q.name, r, verbs[0])
+		}
 	}
 }
 

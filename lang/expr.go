@@ -1076,6 +1076,11 @@ func (l *lowerer) ident(n *Name, sc *scope) (*model.Expr, typ) {
 			return &model.Expr{Op: model.EReg, Slot: r, Name: name}, nil
 		}
 	}
+	if sc.mom == momGauge {
+		if x, ok := l.gaugeRegister(n); ok {
+			return x, nil
+		}
+	}
 	// Attributes.
 	if sc.side == sideEntry && sc.q != nil {
 		if sc.q.attrs[name] {

@@ -1074,8 +1074,11 @@ func (l *lowerer) entryCall(s *CallStmt, sc *scope) []*model.Stmt {
 	var idx *model.Expr
 	switch {
 	case s.Index != nil:
-		if !q.array && q.count == 1 && roleIs(q, "gateway") {
+		switch {
+		case !q.array && q.count == 1 && roleIs(q, "gateway"):
 			l.errorf(s.Pos, "gateway `%s` is no family: write `%s.%s(…)`", q.name, q.name, s.Verb)
+		case !q.array:
+			l.errorf(s.Pos, "`%s` is one queue, not a family: write `%s.%s(…)`", q.name, q.name, s.Verb)
 		}
 		idx = l.index(&Name{Pos: s.Pos, Name: q.name, Index: s.Index}, sc, q.count)
 	case q.count == 1:

@@ -74,6 +74,18 @@ type Program struct {
 	AutoResponse int `json:"auto_response"`
 
 	Blocks int `json:"blocks"` // number of blocks, for `serq check`
+
+	// Run holds the run settings `serq ir` was given, if any: a run of
+	// the IR uses them where its own flags say nothing.
+	Run *RunSettings `json:"run,omitempty"`
+}
+
+// RunSettings are a run's settings as recorded in the IR.
+type RunSettings struct {
+	Horizon  float64 `json:"horizon"`
+	Warmup   float64 `json:"warmup"`
+	Seed     uint64  `json:"seed"`
+	Arrivals uint64  `json:"arrivals,omitempty"` // 0: no limit
 }
 
 // Builtins are the slots of the built-in attributes.

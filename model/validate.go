@@ -96,6 +96,14 @@ func (v *validator) program() {
 	default:
 		v.failf("share", "unknown share policy %q (want maxmin or bottleneck)", p.Share)
 	}
+	if r := p.Run; r != nil {
+		switch {
+		case !(r.Horizon > 0) || math.IsInf(r.Horizon, 0):
+			v.failf("run.horizon", "the horizon must be finite and > 0, not %v", r.Horizon)
+		case !(r.Warmup >= 0) || r.Warmup >= r.Horizon:
+			v.failf("run.warmup", "the warm-up must be at least 0 and below the horizon %v, not %v", r.Horizon, r.Warmup)
+		}
+	}
 	for i := range p.Stages {
 		v.stage(i)
 	}
@@ -789,12 +797,21 @@ func (v *validator) expr(path string, e *Expr, sc *scope) {
 			v.failf(path, "slot %d is no context variable (there are %d)", e.Slot, NumCtx)
 		}
 	case EReg:
-		if sc.engine < 0 {
+		eng := sc.engine
+		if eng < 0 && e.Ref != nil {
+			// a gauge names the engine's stage
+			if e.Ref.Fam < 0 || e.Ref.Fam >= len(p.StageFams) || e.Ref.Index != nil {
+				v.failf(path, "register %s names no single engine stage", slotName(e))
+				return
+			}
+			eng = p.Stages[p.StageFams[e.Ref.Fam].First].Engine
+		}
+		if eng < 0 {
 			v.failf(path, "register %s is read in %s, outside an engine", slotName(e), sc.what)
 			return
 		}
-		if n := len(p.Engines[sc.engine].Regs); e.Slot < 0 || e.Slot >= n {
-			v.failf(path, "slot %d is no register of engine %d (it has %d)", e.Slot, sc.engine, n)
+		if n := len(p.Engines[eng].Regs); e.Slot < 0 || e.Slot >= n {
+			v.failf(path, "slot %d is no register of engine %d (it has %d)", e.Slot, eng, n)
 		}
 	case EObsAgg:
 		v.observeSlot(path, e.Slot, "")

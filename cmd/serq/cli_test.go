@@ -81,7 +81,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"check", "--set", "x=1", f}, "error: missing FILE\nhelp: supply a .sq program file\n" + checkUsage},
 		{[]string{"check", f, "--bogus"}, "error: unknown option `--bogus`\nhelp: use the options in the usage below\n" + checkUsage},
 		{[]string{"check", f, "extra"}, "error: unknown option `extra`\nhelp: use the options in the usage below\n" + checkUsage},
-		{[]string{"check", f, "--horizon", "10"}, "error: --horizon is not supported by `check`\nhelp: --horizon applies to run, tui, sweep\n" + checkUsage},
+		{[]string{"check", f, "--horizon", "10"}, "error: --horizon is not supported by `check`\nhelp: --horizon applies to ir, run, tui, sweep\n" + checkUsage},
 		{[]string{"check", f, "--set"}, "error: missing value for --set\nhelp: supply a value immediately after --set\n" + checkUsage},
 		{[]string{"check", f, "--set", "--def", "a=1"}, "error: missing value for --set\nhelp: supply a value immediately after --set\n" + checkUsage},
 		{[]string{"check", f, "--set", "1x=2"}, "error: invalid --set name `1x`; expected an identifier\nhelp: use --set name=expr with an input declared by args.number\n" + checkUsage},

@@ -76,7 +76,7 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "serq sweep merge: cannot write %s: %v\n", out, err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "merge: %d shards, %d runs; wrote %s\n", len(dirs), len(rows), out)
+	fmt.Fprintf(stdout, "merge: %s, %s; wrote %s\n", plural(len(dirs), "shard"), plural(len(rows), "run"), out)
 	return 0
 }
 
@@ -148,7 +148,7 @@ func mergeShards(dirs []string) (*sweepSpec, []sweepRow, error) {
 		}
 		if first == nil {
 			first, n = m, k
-			spec = &sweepSpec{File: m.File, SHA256: m.SHA256, Sets: m.Sets, Defs: m.Defs, Args: m.Args,
+			spec = &sweepSpec{Version: m.Version, File: m.File, SHA256: m.SHA256, Sets: m.Sets, Defs: m.Defs, Args: m.Args,
 				Seeds: m.Seeds, Horizon: m.Horizon, Warmup: m.Warmup, Shards: 1}
 			for _, v := range m.Vary {
 				spec.Vary = append(spec.Vary, sweepVary{Name: v.Name, Values: v.Values})

@@ -29,10 +29,9 @@ import (
 	"github.com/serq/serq/interp"
 )
 
-// plotMetrics checks the --metric names against the rows' metrics; none
+// plotMetrics checks the --metric names against the metrics of cols; none
 // given means every observe's mean.
-func plotMetrics(asked []string, rows []sweepRow) ([]string, error) {
-	cols := columnsOf(rows)
+func plotMetrics(asked []string, cols sweepColumns) ([]string, error) {
 	known := cols.metricNames()
 	if len(asked) == 0 {
 		var out []string
@@ -53,9 +52,9 @@ func plotMetrics(asked []string, rows []sweepRow) ([]string, error) {
 // sweepLine is one line of a sweep chart: the points whose inputs other
 // than the first are the same.
 type sweepLine struct {
-	label          string // "thr=512 blocksD=10000", or the metric with one input
-	x, y, ci       []float64
-	firstPointOfIt int
+	label    string // "thr=512 blocksD=10000", or the metric with one input
+	x, y, ci []float64
+	key      int
 }
 
 // sweepLines are metric m's lines, in point order.
@@ -67,7 +66,7 @@ func sweepLines(spec *sweepSpec, sum []sweepStat, m string) []sweepLine {
 			continue
 		}
 		key := s.Point % inner
-		k := slices.IndexFunc(lines, func(l sweepLine) bool { return l.firstPointOfIt == key })
+		k := slices.IndexFunc(lines, func(l sweepLine) bool { return l.key == key })
 		if k < 0 {
 			vals := spec.pointValues(s.Point)
 			var parts []string
@@ -78,7 +77,7 @@ func sweepLines(spec *sweepSpec, sum []sweepStat, m string) []sweepLine {
 			if label == "" {
 				label = m
 			}
-			lines = append(lines, sweepLine{label: label, firstPointOfIt: key})
+			lines = append(lines, sweepLine{label: label, key: key})
 			k = len(lines) - 1
 		}
 		l := &lines[k]
@@ -90,7 +89,7 @@ func sweepLines(spec *sweepSpec, sum []sweepStat, m string) []sweepLine {
 		}
 		l.ci = append(l.ci, ci)
 	}
-	sort.SliceStable(lines, func(a, b int) bool { return lines[a].firstPointOfIt < lines[b].firstPointOfIt })
+	sort.SliceStable(lines, func(a, b int) bool { return lines[a].key < lines[b].key })
 	return lines
 }
 
@@ -103,7 +102,7 @@ type errPoints struct {
 // sweepPlot is metric m's chart.
 func sweepPlot(spec *sweepSpec, sum []sweepStat, m string) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %s over %d seeds (95%% CI across seeds)", filepath.Base(spec.File), m, len(spec.Seeds))
+	p.Title.Text = fmt.Sprintf("%s: %s over %s (95%% CI across seeds)", filepath.Base(spec.File), m, plural(len(spec.Seeds), "seed"))
 	p.X.Label.Text = spec.Vary[0].Name
 	p.Y.Label.Text = m
 	p.Add(plotter.NewGrid())
@@ -217,7 +216,7 @@ func drawSweepCharts(w io.Writer, spec *sweepSpec, sum []sweepStat, metrics []st
 			}
 			legend = append(legend, st.Render(fmt.Sprintf("  %c %s", mark, l.label)))
 		}
-		fmt.Fprintf(w, "\n%s against %s (mean over %d seeds)\n%s\n%s\n", m, spec.Vary[0].Name, len(spec.Seeds), c.View(), strings.Join(legend, "\n"))
+		fmt.Fprintf(w, "\n%s against %s (mean over %s)\n%s\n%s\n", m, spec.Vary[0].Name, plural(len(spec.Seeds), "seed"), c.View(), strings.Join(legend, "\n"))
 	}
 }
 

@@ -57,6 +57,7 @@ type sweepVary struct {
 // sweepSpec is what identifies a sweep: two runs of the same spec give
 // the same files, and shards merge only when their specs are equal.
 type sweepSpec struct {
+	Version string // of the serq that ran it
 	File    string // FILE as given
 	SHA256  string // of FILE's bytes
 	Sets    []string
@@ -67,6 +68,10 @@ type sweepSpec struct {
 	Horizon float64
 	Warmup  float64
 	Shards  int // n of --shard i/n; 1 unsharded
+
+	// The metrics of FILE as loaded with the --sets, to check --metric
+	// before running (not in the manifest).
+	cols sweepColumns
 }
 
 // points is the number of input combinations.
@@ -146,6 +151,13 @@ func (c *sweepCmd) Run(e *env) error {
 	if len(c.Metric) > 0 && !c.Plot {
 		return usagef("--metric chooses what --plot draws\nhelp: add --plot")
 	}
+	if c.Plot {
+		// Checked before running; checked again with the rows, whose
+		// observes could differ if an input changed the program's shape.
+		if _, err := plotMetrics(c.Metric, spec.cols); err != nil {
+			return err
+		}
+	}
 	if c.Out != nil {
 		if err := os.MkdirAll(*c.Out, 0o777); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot create %s: %w", *c.Out, err)}
@@ -163,12 +175,15 @@ func (c *sweepCmd) Run(e *env) error {
 		mine = append(mine, j)
 	}
 	bar := newSweepBar(e.stderr, len(mine))
-	var lastSave time.Time
+	// The files are saved after the first run, then every 2 s, or every
+	// 10 saving times if saving gets slow (a large sweep), and at the end.
+	var nextSave time.Time
 	rows, runErr := runSweep(ctx, spec, ld, mine, jobs, c.FailFast, func(done []sweepRow) {
 		bar.add()
-		if c.Out != nil && time.Since(lastSave) > 2*time.Second {
-			lastSave = time.Now()
+		if c.Out != nil && time.Now().After(nextSave) {
+			start := time.Now()
 			_ = writeSweepDir(*c.Out, spec, shardOf(spec, shard), done, len(mine))
+			nextSave = time.Now().Add(max(checkpointEvery, 10*time.Since(start)))
 		}
 	})
 	bar.finish()
@@ -195,7 +210,7 @@ func (c *sweepCmd) Run(e *env) error {
 		return &sweepStopped{fmt.Sprintf("%s: %d of %d runs done%s", runErr, len(rows), len(mine), where)}
 	}
 	if c.Out != nil {
-		fmt.Fprintf(e.stdout, "sweep: %d points × %d seeds: %d runs", spec.points(), len(spec.Seeds), len(rows))
+		fmt.Fprintf(e.stdout, "sweep: %s × %s: %s", plural(spec.points(), "point"), plural(len(spec.Seeds), "seed"), plural(len(rows), "run"))
 		if spec.Shards > 1 {
 			fmt.Fprintf(e.stdout, " (shard %d/%d)", shard, spec.Shards)
 		}
@@ -203,7 +218,7 @@ func (c *sweepCmd) Run(e *env) error {
 	}
 	if c.Plot {
 		sum := summarize(spec, rows)
-		metrics, err := plotMetrics(c.Metric, rows)
+		metrics, err := plotMetrics(c.Metric, columnsOf(rows))
 		if err != nil {
 			return err
 		}
@@ -217,6 +232,18 @@ func (c *sweepCmd) Run(e *env) error {
 	}
 	return nil
 }
+
+// plural is "1 run", "2 runs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// checkpointEvery is the least time between two saves of a running
+// sweep's files.
+const checkpointEvery = 2 * time.Second
 
 // defaultJobs is the number of runs at once without --jobs: the CPUs Go
 // may use (GOMAXPROCS).
@@ -234,7 +261,7 @@ func shardOf(spec *sweepSpec, i int) string {
 // that does not load, or a --vary naming no input, is reported before any
 // run.
 func (c *sweepCmd) spec(e *env) (*sweepSpec, error) {
-	spec := &sweepSpec{File: c.File, Sets: c.Set, Defs: c.Def, Args: e.progArgs, Shards: 1}
+	spec := &sweepSpec{Version: version, File: c.File, Sets: c.Set, Defs: c.Def, Args: e.progArgs, Shards: 1}
 	if c.Horizon == nil {
 		return nil, usagef("missing --horizon\nhelp: every run of a sweep needs --horizon T, the simulated end time")
 	}
@@ -285,6 +312,10 @@ func (c *sweepCmd) spec(e *env) (*sweepSpec, error) {
 			}
 			return nil, usagef("unknown input `%s` in --vary; %s\nhelp: vary an input declared by args.number", v.Name, declared)
 		}
+	}
+	spec.cols.obs = prog.Observes
+	for _, g := range prog.Gauges {
+		spec.cols.gauges = append(spec.cols.gauges, g.Name)
 	}
 	src, err := os.ReadFile(c.File)
 	if err != nil {
@@ -545,7 +576,7 @@ func runOne(ctx context.Context, spec *sweepSpec, ld *sweepLoader, j int) (*swee
 		row.Err = oneLine(err.Error())
 		return row, true
 	}
-	rep, err := interp.Run(ctx, prog, interp.Options{Horizon: spec.Horizon, Warmup: spec.Warmup, Seed: seed, Version: version, OpenTrace: safeio.OpenReader})
+	rep, err := interp.Run(ctx, prog, interp.Options{Horizon: spec.Horizon, Warmup: spec.Warmup, Seed: seed, Version: version, Lean: true, OpenTrace: safeio.OpenReader}) // a row needs the statistics alone
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, false

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -216,6 +218,12 @@ func TestSweepShardsMerge(t *testing.T) {
 		if code != 0 || errs != "" || out != fmt.Sprintf("merge: %d shards, 8 runs; wrote %s\n", n, merged) {
 			t.Fatalf("merge: exit %d, stdout %q, stderr %q", code, out, errs)
 		}
+		// A DIR that cannot be written: exit 1, the reason on stderr.
+		file := filepath.Join(merged, sweepRunsCSV)
+		if code, _, errs := serq(t, append([]string{"sweep", "merge", "--out", file}, dirs...)...); code != 1 ||
+			errs != "serq sweep merge: cannot write "+file+": mkdir "+file+": not a directory\n" {
+			t.Errorf("merge into a file: exit %d, %q", code, errs)
+		}
 		got := readDir(t, merged)
 		for _, f := range sweepFiles {
 			if got[f] != want[f] {
@@ -342,8 +350,31 @@ func TestSweepFailingPoint(t *testing.T) {
 	if files[sweepRunsCSV] != want {
 		t.Errorf("runs.csv:\n%s\nwant\n%s", files[sweepRunsCSV], want)
 	}
-	if !strings.Contains(files[sweepManifest], `"done": 6,`+"\n"+`  "failed": 2,`+"\n"+`  "complete": true`) {
-		t.Errorf("sweep.json:\n%s", files[sweepManifest])
+	sum := sha256.Sum256([]byte(failing))
+	wantManifest := `{
+  "serq_version": "0.1.0",
+  "file": ` + strconv.Quote(prog) + `,
+  "sha256": "` + hex.EncodeToString(sum[:]) + `",
+  "sets": [],
+  "defs": [],
+  "args": [],
+  "vary": [
+    {"name": "r", "values": [1, -1, 2]}
+  ],
+  "seeds": [1, 2],
+  "horizon": 5,
+  "warmup": 0,
+  "points": 3,
+  "runs": 6,
+  "shard": null,
+  "shard_runs": 6,
+  "done": 6,
+  "failed": 2,
+  "complete": true
+}
+`
+	if files[sweepManifest] != wantManifest {
+		t.Errorf("sweep.json:\n%s\nwant\n%s", files[sweepManifest], wantManifest)
 	}
 	if !strings.Contains(files[sweepSummary], "1,-1,w.mean,0,NaN,inf,NaN,NaN\n") {
 		t.Errorf("summary.csv has no empty row for the failing point:\n%s", files[sweepSummary])
@@ -535,9 +566,15 @@ func TestSweepPlot(t *testing.T) {
 			t.Errorf("stdout does not have %q:\n%s", want, out)
 		}
 	}
-	code, _, errs := serq(t, append([]string{"sweep"}, seedSweep(t.TempDir(), "--plot", "--metric", "ttft.p50")...)...)
-	if code != 2 || !strings.HasPrefix(errs, "error: unknown metric `ttft.p50` for --metric; the sweep's metrics are too_long.count, too_long.mean, too_long.p99, remote_tokens.count,") {
+	// An unknown metric is refused before anything runs.
+	never := filepath.Join(t.TempDir(), "never")
+	code, _, errs := serq(t, append([]string{"sweep"}, seedSweep(never, "--plot", "--metric", "ttft.p50")...)...)
+	if code != 2 || !strings.HasPrefix(errs, "error: unknown metric `ttft.p50` for --metric; the sweep's metrics are too_long.count, too_long.mean, too_long.p99, remote_tokens.count,") ||
+		!strings.Contains(errs, ", response.p99, running_spread.mean, kv_usage_max.mean, kv_usage_mean.mean, load_spread.mean, rejected, stuck\n") {
 		t.Errorf("unknown metric: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(never); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a sweep with an unknown metric created its DIR")
 	}
 }
 
@@ -603,5 +640,126 @@ func TestAcrossSeeds(t *testing.T) {
 	}
 	if s := acrossSeeds(0, "m", nil); !math.IsNaN(s.Mean) || s.N != 0 {
 		t.Errorf("no seed: %+v", s)
+	}
+}
+
+// BenchmarkSweep runs a 10-point × 5-seed sweep of the seed example at
+// horizon 100 with one worker and with GOMAXPROCS workers; the ratio of
+// the two is the sweep's parallel speed-up.
+func BenchmarkSweep(b *testing.B) {
+	spec := &sweepSpec{File: seedProgram, Vary: []sweepVary{{"Lambda", []float64{0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.6, 1.8, 2}}},
+		Seeds: []uint64{1, 2, 3, 4, 5}, Horizon: 100, Shards: 1}
+	c := &sweepCmd{loadFlags: loadFlags{File: seedProgram}}
+	ld, err := c.loader(&env{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	jobs := make([]int, spec.runs())
+	for i := range jobs {
+		jobs[i] = i
+	}
+	for _, workers := range []int{1, defaultJobs()} {
+		b.Run(fmt.Sprintf("jobs=%d", workers), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := runSweep(context.Background(), spec, ld, jobs, workers, false, func([]sweepRow) {}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// exampleSweepArgs returns the arguments of the `serq sweep` command in a
+// script or manifest of examples/sweeps: from "serq sweep" to the end of
+// the command (shell continuation lines, or a YAML folded block).
+func exampleSweepArgs(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	i := strings.Index(text, "serq sweep examples/")
+	if i < 0 {
+		t.Fatalf("%s: no serq sweep", path)
+	}
+	var cmd strings.Builder
+	for _, line := range strings.Split(text[i+len("serq sweep "):], "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasSuffix(line, ":") {
+			break
+		}
+		more := strings.HasSuffix(line, `\`)
+		cmd.WriteString(strings.TrimSuffix(line, `\`) + " ")
+		if !more && !strings.HasSuffix(path, ".yaml") {
+			break
+		}
+	}
+	return strings.Fields(strings.NewReplacer(`"`, "").Replace(cmd.String()))
+}
+
+// TestSweepExamples: the sweeps of examples/sweeps are valid command lines
+// (inputs, ranges, seeds, shards, metrics), run here at a horizon of 1 with
+// one seed.
+func TestSweepExamples(t *testing.T) {
+	for _, f := range []string{"study.sh", "slurm-array.sh", "indexed-job.yaml"} {
+		t.Run(f, func(t *testing.T) {
+			args := exampleSweepArgs(t, filepath.Join("../../examples/sweeps", f))
+			for k := range args {
+				switch {
+				case k > 0 && args[k-1] == "--horizon":
+					args[k] = "1"
+				case k > 0 && args[k-1] == "--warmup":
+					args[k] = "0"
+				case k > 0 && args[k-1] == "--seeds":
+					args[k] = "1"
+				case k > 0 && args[k-1] == "--out":
+					args[k] = t.TempDir()
+				case strings.HasPrefix(args[k], "$"): // the scheduler's index and sizes
+					args[k] = strings.NewReplacer("$JOB_COMPLETION_INDEX/4", "1/4", "$i/$SHARDS", "1/4", "${SLURM_CPUS_PER_TASK:-1}", "2").Replace(args[k])
+				}
+			}
+			args[0] = "../../" + args[0]
+			code, _, errs := serq(t, append([]string{"sweep"}, args...)...)
+			if code != 0 || errs != "" {
+				t.Fatalf("serq sweep %v: exit %d, %s", args, code, errs)
+			}
+		})
+	}
+}
+
+// TestCommonRandomNumbers: the streams docs/sweeps.md says are shared. The
+// arrival stream depends on the seed alone, so the routing threshold does
+// not change the arrivals, and doubling Λ halves the same gaps: as many
+// sessions arrive by t = 50 at Λ = 0.6 as by t = 100 at Λ = 0.3. Another
+// seed is another path.
+func TestCommonRandomNumbers(t *testing.T) {
+	arrivals := func(seed, horizon string, sets ...string) string {
+		args := []string{"run", seedProgram, "--json", "--seed", seed, "--horizon", horizon}
+		for _, s := range sets {
+			args = append(args, "--set", s)
+		}
+		code, out, errs := serq(t, args...)
+		if code != 0 {
+			t.Fatalf("serq %v: %s", args, errs)
+		}
+		var rep struct{ Arrivals int }
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		return strconv.Itoa(rep.Arrivals)
+	}
+	for _, seed := range []string{"1", "2", "3"} {
+		a := arrivals(seed, "50", "Lambda=0.6", "thr=512")
+		if b := arrivals(seed, "50", "Lambda=0.6", "thr=1"); b != a {
+			t.Errorf("seed %s: %s arrivals with thr=512, %s with thr=1", seed, a, b)
+		}
+		if c := arrivals(seed, "100", "Lambda=0.3"); c != a {
+			t.Errorf("seed %s: %s arrivals by 50 at Λ=0.6, %s by 100 at Λ=0.3", seed, a, c)
+		}
+	}
+	if arrivals("1", "50", "Lambda=0.6") == arrivals("2", "50", "Lambda=0.6") &&
+		arrivals("2", "50", "Lambda=0.6") == arrivals("3", "50", "Lambda=0.6") {
+		t.Errorf("seeds 1, 2 and 3 give the same arrivals")
 	}
 }

@@ -330,7 +330,7 @@ func writeManifest(w io.Writer, spec *sweepSpec, shard string, rows []sweepRow, 
 		j.raw("]")
 	}
 	j.raw("{\n  \"serq_version\": ")
-	j.str(version)
+	j.str(spec.Version)
 	j.raw(",\n  \"file\": ")
 	j.str(spec.File)
 	j.raw(",\n  \"sha256\": ")

@@ -41,7 +41,7 @@ func TestTargetErrors(t *testing.T) {
 			"../../examples/single-turn/vllm.sq:43:3: not on vLLM's architecture: engine `vllm`'s prefill cap depends on the step; " +
 				"vLLM caps a request's prefill at long_prefill_token_threshold whenever it is positive\n" +
 				" |   engine vllm on gpu {\n |   ^\nhint: write `each at most (c)` with a constant c, which vLLM applies to every request\n"},
-		{[]string{single, "--horizon", "1"}, 2, "error: --horizon is not supported by `target`\nhelp: --horizon applies to run, tui, sweep\n" + usage},
+		{[]string{single, "--horizon", "1"}, 2, "error: --horizon is not supported by `target`\nhelp: --horizon applies to ir, run, tui, sweep\n" + usage},
 		{[]string{}, 2, "error: missing FILE\nhelp: supply a .sq program file\n" + usage},
 	}
 	for _, tt := range tests {

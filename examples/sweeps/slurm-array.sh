@@ -2,6 +2,7 @@
 # The study of study.sh as a Slurm job array: 4 tasks, each one shard of
 # the sweep, then a merge once every task has succeeded.
 #
+#   mkdir -p sweep-shards      # Slurm opens --output before the script runs
 #   jid=$(sbatch --parsable examples/sweeps/slurm-array.sh)
 #   sbatch --dependency=afterok:$jid --wrap \
 #     'serq sweep merge --out sweep-study sweep-shards/shard-*'
@@ -17,7 +18,6 @@
 set -euo pipefail
 SHARDS=4
 i=${SLURM_ARRAY_TASK_ID:?run me with sbatch --array}
-mkdir -p sweep-shards
 srun serq sweep examples/pd-disaggregation/llmd_nixl_pull.sq \
   --vary Lambda=0.2:1.4:0.2 --vary thr=1,512 --vary blocksD=1100,10000 \
   --seeds 1-10 --horizon 500 --warmup 50 \

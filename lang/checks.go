@@ -1,5 +1,11 @@
 package lang
 
+// The checks the reference's own test suite asked for (conformance/):
+// where declarations and their first sites are, notes on a def's use
+// site, the checks of claims, gauges, hidden headers, stale `set`s, a
+// schedule's caps, and the names an aggregate's index, a queue or a share
+// may not take.
+
 import (
 	"fmt"
 	"math"
@@ -463,4 +469,29 @@ func infOperand(e *Expr) bool {
 		}
 	}
 	return false
+}
+
+// gaugeRegister reads, in a gauge, the register of the one engine that
+// declares name (engines with registers are single, never families): the
+// gauge samples it as the engine's iterations leave it.
+func (l *lowerer) gaugeRegister(n *Name) (*model.Expr, bool) {
+	var found []*engineDecl
+	for _, e := range l.engList {
+		if _, ok := e.regs[n.Name]; ok {
+			found = append(found, e)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, false
+	case 1:
+		e := found[0]
+		return &model.Expr{Op: model.EReg, Slot: e.regs[n.Name], Name: n.Name, Ref: &model.Ref{Fam: e.fam}}, true
+	}
+	var names []string
+	for _, e := range found {
+		names = append(names, e.name)
+	}
+	l.errorf(n.Pos, "register `%s` is declared by engines %s: a gauge cannot tell which", n.Name, strings.Join(names, ", "))
+	return model.Num(0), true
 }
