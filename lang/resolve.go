@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -33,26 +34,27 @@ type resolved struct {
 // resolveRes resolves a reference to one member of a pool or stage family,
 // reporting an error when it cannot.
 func (l *lowerer) resolveRes(n *Name, sc *scope, want resKind) (resolved, bool) {
-	r, ok, msg := l.lookupRes(n, sc, want)
-	if ok && want != resAny && r.kind != want {
+	r, err := l.lookupRes(n, sc, want)
+	switch {
+	case errors.Is(err, errNoResource):
+		l.errorf(n.Pos, "`%s` is no %s%s", n.text(), want, didYouMean(n.Name, l.resourceNames(sc)))
+		return r, false
+	case err != nil:
+		l.errorf(n.Pos, "%s", err)
+		return r, false
+	case want != resAny && r.kind != want:
 		l.errorf(n.Pos, "`%s` is a %s, not a %s", n.text(), r.kind, want)
 		return r, false
 	}
-	if !ok {
-		if msg == "" {
-			msg = fmt.Sprintf("`%s` is no %s%s", n.text(), want, didYouMean(n.Name, l.resourceNames(sc)))
-		}
-		l.errorf(n.Pos, "%s", msg)
-	}
-	return r, ok
+	return r, true
 }
 
 // resolveResQuiet resolves without reporting.
 func (l *lowerer) resolveResQuiet(n *Name, sc *scope) (resolved, bool) {
 	saved := len(l.errs)
-	r, ok, _ := l.lookupRes(n, sc, resAny)
+	r, err := l.lookupRes(n, sc, resAny)
 	l.errs = l.errs[:saved]
-	return r, ok
+	return r, err == nil
 }
 
 func (l *lowerer) resourceNames(sc *scope) []string {
@@ -66,121 +68,47 @@ func (l *lowerer) resourceNames(sc *scope) []string {
 	return names
 }
 
-func (l *lowerer) lookupRes(n *Name, sc *scope, want resKind) (resolved, bool, string) {
-	// A def parameter bound to a bare reference stands for that reference.
-	if b := sc.vars.lookup(n.Name); b != nil && b.ast != nil {
-		if an := nameOf(b.ast); an != nil {
-			b.reads++
-			m := *an
-			if n.Index != nil {
-				if m.Index != nil {
-					return resolved{}, false, fmt.Sprintf("`%s` is indexed twice", n.text())
-				}
-				m.Index = n.Index
-			}
-			m.Path = append(append([]string(nil), an.Path...), n.Path...)
-			at := b.sc
-			if sc.family && !at.family {
-				c := *at
-				c.family = true
-				at = &c
-			}
-			return l.lookupRes(&m, at, want)
-		}
+// errNoResource is lookupRes's error for a name that is no pool or stage
+// in its scope, with nothing more particular to say of it: resolveRes then
+// says "`x` is no stage" and suggests a close name.
+var errNoResource = errors.New("no such pool or stage")
+
+// errLookOn tells lookupRes that a step of the lookup does not know the
+// name and the next step should look.
+var errLookOn = errors.New("look on")
+
+// lookupRes resolves n, read in scope sc where want is expected, to one
+// member of a pool or stage family (or to the whole family, in a scope
+// that reads families: sc.family). It looks, in order, through a def
+// parameter bound to a bare reference (in the parameter's own scope),
+// inside a queue (the request's `from` source, then the member's own
+// resources), at the queue families, at the pool and stage families, and
+// last at the implicit stage `tool`. The error is errNoResource when no
+// step knows the name, or says why the name is wrong where it is (indexed
+// twice, an array without an index, a queue without that resource). It
+// reports nothing itself, but lowering an index may report (resolveResQuiet
+// drops that). The kind of the result may differ from want: resolveRes
+// checks it.
+func (l *lowerer) lookupRes(n *Name, sc *scope, want resKind) (resolved, error) {
+	if r, err := l.lookupParam(n, sc, want); err != errLookOn {
+		return r, err
 	}
 	member := ""
 	if len(n.Path) > 1 {
-		return resolved{}, false, ""
+		return resolved{}, errNoResource
 	}
 	if len(n.Path) == 1 {
 		member = n.Path[0]
 	}
-	// Inside a queue: the member's own resources, and the `from` source.
-	if q := sc.q; q != nil {
-		if f := sc.from; f != nil && n.Name == f.name {
-			if n.Index != nil {
-				return resolved{}, false, fmt.Sprintf("`%s` is the request's source member already: write `%s` without an index", f.name, f.name)
-			}
-			src := f.q
-			switch {
-			case member == "" && want == resStage:
-				return l.member(src.stageFam, f.idx, resStage)
-			case member == "":
-				fam, ok := src.pools[src.leases]
-				if !ok {
-					return resolved{}, false, fmt.Sprintf("queue `%s` leases no pool", src.name)
-				}
-				return l.member(fam, f.idx, resPool)
-			case member == "nic":
-				return l.member(src.nicFam, f.idx, resStage)
-			default:
-				if fam, ok := src.pools[member]; ok {
-					return l.member(fam, f.idx, resPool)
-				}
-			}
-			return resolved{}, false, ""
-		}
-		if n.Name == q.name && n.Index == nil {
-			switch {
-			case member == "":
-				if q.stageFam < 0 {
-					return resolved{}, false, fmt.Sprintf("queue `%s` has no stage", q.name)
-				}
-				return l.member(q.stageFam, sc.self, resStage)
-			case member == "nic" && q.nicFam >= 0:
-				return l.member(q.nicFam, sc.self, resStage)
-			default:
-				if fam, ok := q.pools[member]; ok {
-					return l.member(fam, sc.self, resPool)
-				}
-			}
-		}
-		if member == "" {
-			if fam, ok := q.pools[n.Name]; ok && sc.self != nil {
-				if n.Index != nil {
-					return resolved{}, false, fmt.Sprintf("inside queue `%s`, `%s` is the member's own: write it without an index", q.name, n.Name)
-				}
-				return l.member(fam, sc.self, resPool)
-			}
-			if n.Name == "nic" && q.nicFam >= 0 && sc.self != nil {
-				return l.member(q.nicFam, sc.self, resStage)
-			}
+	if sc.q != nil {
+		if r, err := l.lookupInQueue(n, member, sc, want); err != errLookOn {
+			return r, err
 		}
 	}
 	if q, ok := l.queues[n.Name]; ok {
-		var idx *model.Expr
-		if n.Index != nil {
-			idx = l.index(n, sc, q.count)
-		} else if sc.family {
-			idx = nil
-		} else if q.count == 1 && member != "" {
-			idx = model.Num(0)
-		} else if q.count == 1 && member == "" && !q.array {
-			idx = model.Num(0)
-		} else {
-			return resolved{}, false, fmt.Sprintf("`%s` is a family of %d: write `%s[i]%s`", q.name, q.count, q.name, dotted(member))
-		}
-		switch {
-		case member == "":
-			if q.stageFam < 0 {
-				return resolved{}, false, fmt.Sprintf("queue `%s` has no stage", q.name)
-			}
-			return l.member(q.stageFam, idx, resStage)
-		case member == "nic" && q.nicFam >= 0:
-			return l.member(q.nicFam, idx, resStage)
-		}
-		if fam, ok := q.pools[member]; ok {
-			return l.member(fam, idx, resPool)
-		}
-		if fam, ok := l.stageFams[q.name+"."+member]; ok {
-			return l.member(fam, idx, resStage)
-		}
-		return resolved{}, false, fmt.Sprintf("queue `%s` has no pool or stage `%s`", q.name, member)
+		return l.lookupQueueMember(n, member, q, sc)
 	}
-	full := n.Name
-	if member != "" {
-		full += "." + member
-	}
+	full := n.Name + dotted(member)
 	if fam, ok := l.poolFams[full]; ok {
 		return l.familyRef(n, sc, fam, resPool)
 	}
@@ -190,7 +118,127 @@ func (l *lowerer) lookupRes(n *Name, sc *scope, want resKind) (resolved, bool, s
 	if full == "tool" && l.toolFam < 0 {
 		return l.member(l.implicitTool(), nil, resStage)
 	}
-	return resolved{}, false, ""
+	return resolved{}, errNoResource
+}
+
+// lookupParam resolves a def parameter bound to a bare reference: it
+// stands for that reference, with n's index and path added.
+func (l *lowerer) lookupParam(n *Name, sc *scope, want resKind) (resolved, error) {
+	b := sc.vars.lookup(n.Name)
+	if b == nil || b.ast == nil {
+		return resolved{}, errLookOn
+	}
+	an := nameOf(b.ast)
+	if an == nil {
+		return resolved{}, errLookOn
+	}
+	b.reads++
+	m := *an
+	if n.Index != nil {
+		if m.Index != nil {
+			return resolved{}, fmt.Errorf("`%s` is indexed twice", n.text())
+		}
+		m.Index = n.Index
+	}
+	m.Path = append(append([]string(nil), an.Path...), n.Path...)
+	at := b.sc
+	if sc.family && !at.family {
+		c := *at
+		c.family = true
+		at = &c
+	}
+	return l.lookupRes(&m, at, want)
+}
+
+// lookupInQueue resolves a name inside a queue's entry: the request's
+// `from` source member and its resources, the queue's own name for its
+// stage, nic and pools, and the member's own pools and nic by their bare
+// names.
+func (l *lowerer) lookupInQueue(n *Name, member string, sc *scope, want resKind) (resolved, error) {
+	q := sc.q
+	if f := sc.from; f != nil && n.Name == f.name {
+		if n.Index != nil {
+			return resolved{}, fmt.Errorf("`%s` is the request's source member already: write `%s` without an index", f.name, f.name)
+		}
+		src := f.q
+		switch {
+		case member == "" && want == resStage:
+			return l.member(src.stageFam, f.idx, resStage)
+		case member == "":
+			fam, ok := src.pools[src.leases]
+			if !ok {
+				return resolved{}, fmt.Errorf("queue `%s` leases no pool", src.name)
+			}
+			return l.member(fam, f.idx, resPool)
+		case member == "nic":
+			return l.member(src.nicFam, f.idx, resStage)
+		default:
+			if fam, ok := src.pools[member]; ok {
+				return l.member(fam, f.idx, resPool)
+			}
+		}
+		return resolved{}, errNoResource
+	}
+	if n.Name == q.name && n.Index == nil {
+		switch {
+		case member == "":
+			if q.stageFam < 0 {
+				return resolved{}, fmt.Errorf("queue `%s` has no stage", q.name)
+			}
+			return l.member(q.stageFam, sc.self, resStage)
+		case member == "nic" && q.nicFam >= 0:
+			return l.member(q.nicFam, sc.self, resStage)
+		default:
+			if fam, ok := q.pools[member]; ok {
+				return l.member(fam, sc.self, resPool)
+			}
+		}
+	}
+	if member == "" {
+		if fam, ok := q.pools[n.Name]; ok && sc.self != nil {
+			if n.Index != nil {
+				return resolved{}, fmt.Errorf("inside queue `%s`, `%s` is the member's own: write it without an index", q.name, n.Name)
+			}
+			return l.member(fam, sc.self, resPool)
+		}
+		if n.Name == "nic" && q.nicFam >= 0 && sc.self != nil {
+			return l.member(q.nicFam, sc.self, resStage)
+		}
+	}
+	return resolved{}, errLookOn
+}
+
+// lookupQueueMember resolves a queue family's name, `Q[i]`, `Q[i].pool`
+// or `Q.nic`, to the member's stage, pool or nic; a family of one may be
+// named without an index.
+func (l *lowerer) lookupQueueMember(n *Name, member string, q *queueDecl, sc *scope) (resolved, error) {
+	var idx *model.Expr
+	switch {
+	case n.Index != nil:
+		idx = l.index(n, sc, q.count)
+	case sc.family:
+		idx = nil
+	case q.count == 1 && (member != "" || !q.array):
+		idx = model.Num(0)
+	default:
+		return resolved{}, fmt.Errorf("`%s` is a family of %d: write `%s[i]%s`", q.name, q.count, q.name, dotted(member))
+	}
+	switch {
+	case member == "":
+		if q.stageFam < 0 {
+			return resolved{}, fmt.Errorf("queue `%s` has no stage", q.name)
+		}
+		return l.member(q.stageFam, idx, resStage)
+	case member == "nic" && q.nicFam >= 0:
+		return l.member(q.nicFam, idx, resStage)
+	}
+	if fam, ok := q.pools[member]; ok {
+		return l.member(fam, idx, resPool)
+	}
+	if fam, ok := l.stageFams[q.name+"."+member]; ok {
+		return l.member(fam, idx, resStage)
+	}
+	return resolved{}, fmt.Errorf("queue `%s` has no pool or stage `%s`", q.name, member)
 }
 
 func dotted(m string) string {
@@ -200,7 +248,9 @@ func dotted(m string) string {
 	return "." + m
 }
 
-func (l *lowerer) familyRef(n *Name, sc *scope, fam int, kind resKind) (resolved, bool, string) {
+// familyRef resolves a pool or stage family's name: an array needs an
+// index (but in a family scope), a single family takes none.
+func (l *lowerer) familyRef(n *Name, sc *scope, fam int, kind resKind) (resolved, error) {
 	var f model.Family
 	if kind == resPool {
 		f = l.prog.PoolFams[fam]
@@ -209,7 +259,7 @@ func (l *lowerer) familyRef(n *Name, sc *scope, fam int, kind resKind) (resolved
 	}
 	if !f.Array {
 		if n.Index != nil {
-			return resolved{}, false, fmt.Sprintf("`%s` is no array: it takes no index", f.Name)
+			return resolved{}, fmt.Errorf("`%s` is no array: it takes no index", f.Name)
 		}
 		return l.member(fam, nil, kind)
 	}
@@ -217,7 +267,7 @@ func (l *lowerer) familyRef(n *Name, sc *scope, fam int, kind resKind) (resolved
 		if sc.family {
 			return l.member(fam, nil, kind)
 		}
-		return resolved{}, false, fmt.Sprintf("`%s` is an array of %d: write `%s[i]`", f.Name, f.Count, f.Name)
+		return resolved{}, fmt.Errorf("`%s` is an array of %d: write `%s[i]`", f.Name, f.Count, f.Name)
 	}
 	return l.member(fam, l.index(n, sc, f.Count), kind)
 }
@@ -241,9 +291,11 @@ func (l *lowerer) index(n *Name, sc *scope, count int) *model.Expr {
 	return x
 }
 
-func (l *lowerer) member(fam int, idx *model.Expr, kind resKind) (resolved, bool, string) {
+// member is the reference to member idx of family fam (nil: the whole
+// family); errNoResource when there is no such family (fam < 0).
+func (l *lowerer) member(fam int, idx *model.Expr, kind resKind) (resolved, error) {
 	if fam < 0 {
-		return resolved{}, false, ""
+		return resolved{}, errNoResource
 	}
 	var name string
 	if kind == resPool {
@@ -251,7 +303,7 @@ func (l *lowerer) member(fam int, idx *model.Expr, kind resKind) (resolved, bool
 	} else {
 		name = "s:" + l.prog.StageFams[fam].Name
 	}
-	return resolved{kind: kind, Fam: fam, ref: model.Ref{Fam: fam, Index: idx}, key: name}, true, ""
+	return resolved{kind: kind, Fam: fam, ref: model.Ref{Fam: fam, Index: idx}, key: name}, nil
 }
 
 // implicitTool declares the delay stage `tool` a program uses without

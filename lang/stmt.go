@@ -801,7 +801,7 @@ func (l *lowerer) run(s *RunStmt, sc *scope) []*model.Stmt {
 			l.errorf(s.Pos, "`run (w);` runs on the queue's own stage: it belongs in a queue entry")
 			return nil
 		}
-		r, _, _ := l.member(sc.q.stageFam, sc.self, resStage)
+		r, _ := l.member(sc.q.stageFam, sc.self, resStage)
 		st.Stages = append(st.Stages, r.ref)
 		want = typ{r.key}
 	}
