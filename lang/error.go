@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -109,4 +110,30 @@ const maxUseNotes = 4
 
 func posBefore(a, b model.Pos) bool {
 	return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+}
+
+// errorf records a static error at pos (in the file being lowered when pos
+// names none) and returns it, for the caller to add a Hint or Notes.
+func (l *lowerer) errorf(pos lexer.Position, format string, args ...any) *Error {
+	e := &Error{Pos: toPos(pos), Msg: fmt.Sprintf(format, args...)}
+	if e.Pos.File == "" {
+		e.Pos.File = l.file
+	}
+	l.errs = append(l.errs, e)
+	return e
+}
+
+// addErr records err: an ErrorList's errors, an *Error, or any other error
+// as an error of the whole file.
+func (l *lowerer) addErr(err error) {
+	var el ErrorList
+	var e *Error
+	switch {
+	case errors.As(err, &el):
+		l.errs = append(l.errs, el...)
+	case errors.As(err, &e):
+		l.errs = append(l.errs, e)
+	default:
+		l.errs = append(l.errs, &Error{Pos: model.Pos{File: l.file}, Msg: err.Error()})
+	}
 }

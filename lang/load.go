@@ -2,14 +2,11 @@ package lang
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/model"
 )
@@ -122,28 +119,6 @@ func (l *lowerer) loadUse(u *UseItem, from string) *File {
 }
 
 func unquote(s string) string { return strings.Trim(s, `"`) }
-
-func (l *lowerer) errorf(pos lexer.Position, format string, args ...any) *Error {
-	e := &Error{Pos: toPos(pos), Msg: fmt.Sprintf(format, args...)}
-	if e.Pos.File == "" {
-		e.Pos.File = l.file
-	}
-	l.errs = append(l.errs, e)
-	return e
-}
-
-func (l *lowerer) addErr(err error) {
-	var el ErrorList
-	var e *Error
-	switch {
-	case errors.As(err, &el):
-		l.errs = append(l.errs, el...)
-	case errors.As(err, &e):
-		l.errs = append(l.errs, e)
-	default:
-		l.errs = append(l.errs, &Error{Pos: model.Pos{File: l.file}, Msg: err.Error()})
-	}
-}
 
 func parseNumber(s string) (float64, error) {
 	return strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
