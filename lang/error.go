@@ -15,8 +15,8 @@ import (
 // Error is a static error: the program is wrong, at Pos.
 type Error struct {
 	Pos  model.Pos
-	Msg  string
-	Hint string // optional: how to fix it
+	Msg  string // one line: what is wrong
+	Hint string // optional: how to fix it, one line
 	// Notes say where the error comes from when its position is not where
 	// the program wrote the mistake's cause: "in `take`, used at
 	// main.sq:5:10" for an error in a def's body, innermost def first.

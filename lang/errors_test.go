@@ -35,6 +35,9 @@ func TestErrors(t *testing.T) {
 				t.Errorf("%s: an error in another file: %v", file, e)
 				continue
 			}
+			if strings.ContainsAny(e.Msg+e.Hint, "\n\r") {
+				t.Errorf("%s: an error of more than one line (a Msg or Hint is one line; Notes hold the rest): %q", file, e.Msg+"|"+e.Hint)
+			}
 			c.GotError(e.Pos.Line, chunkMsg(e))
 		}
 		c.Done()

@@ -264,7 +264,7 @@ func TestRenderLoadError(t *testing.T) {
 		sources: map[string][]byte{"p.sq": []byte(src)},
 		err: lang.ErrorList{
 			{Pos: model.Pos{File: "p.sq", Line: 2, Col: 18}, Msg: "fifo needs at least one server"},
-			{Pos: model.Pos{File: "p.sq", Line: 3, Col: 10}, Msg: "undefined: y\nhelp: declare it", Hint: "did you mean x?"},
+			{Pos: model.Pos{File: "p.sq", Line: 3, Col: 10}, Msg: "undefined: y", Notes: []string{"in `f`, used at p.sq:9:1"}, Hint: "did you mean x?"},
 			{Pos: model.Pos{Line: 9, Col: 1}, Msg: "past the end"},
 			{Pos: model.Pos{File: "p.sq"}, Msg: "no position"},
 		},
@@ -277,7 +277,7 @@ func TestRenderLoadError(t *testing.T) {
 		"p.sq:3:10: undefined: y\n" +
 		" | \tlet x = y;\n" +
 		" | \t        ^\n" +
-		"help: declare it\n" +
+		"note: in `f`, used at p.sq:9:1\n" +
 		"hint: did you mean x?\n" +
 		"p.sq:9:1: past the end\n" +
 		"p.sq: no position\n"

@@ -947,16 +947,17 @@ func renderLoadError(w io.Writer, e *loadError) {
 	}
 }
 
+// renderError prints one error: its position and message, the source line
+// with a caret, its notes and its hint, each on a line of its own.
 func renderError(w io.Writer, e *loadError, le *lang.Error) {
 	pos := le.Pos
 	if pos.File == "" {
 		pos.File = e.file
 	}
-	first, rest, _ := strings.Cut(le.Msg, "\n")
 	if pos.Line <= 0 {
-		fmt.Fprintf(w, "%s: %s\n", pos.File, first)
+		fmt.Fprintf(w, "%s: %s\n", pos.File, le.Msg)
 	} else {
-		fmt.Fprintf(w, "%s: %s\n", pos, first)
+		fmt.Fprintf(w, "%s: %s\n", pos, le.Msg)
 		if line, ok := sourceLine(e, pos.File, pos.Line); ok {
 			line, col := snippet(line, pos.Col)
 			fmt.Fprintf(w, " | %s\n", line)
@@ -964,9 +965,6 @@ func renderError(w io.Writer, e *loadError, le *lang.Error) {
 				fmt.Fprintf(w, " | %s^\n", caretIndent(line, col))
 			}
 		}
-	}
-	if rest != "" {
-		fmt.Fprintln(w, rest)
 	}
 	for _, n := range le.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
