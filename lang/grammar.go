@@ -22,11 +22,13 @@ type File struct {
 // Item is a top-level or `fn main` item.
 type Item interface{ item() }
 
+// UseItem is `use "PATH";`: a library to read.
 type UseItem struct {
 	Pos  lexer.Position
 	Path string `parser:"\"use\" @String \";\""`
 }
 
+// LetItem is `let NAME = expr;` or `let NAME = args.number("name", default);`.
 type LetItem struct {
 	Pos    lexer.Position
 	Tokens []lexer.Token // for the name's position
@@ -42,6 +44,8 @@ type ArgsNumber struct {
 	Default *Expr  `parser:"@@ \")\""`
 }
 
+// DefItem is `def NAME(params) { expr }` (an expression def) or
+// `def NAME(params) { statements }` (a statement def).
 type DefItem struct {
 	Pos     lexer.Position
 	Tokens  []lexer.Token // for the name's position
@@ -59,6 +63,7 @@ type StrayStmt struct {
 	Stmt Stmt `parser:"@@"`
 }
 
+// MainItem is `fn main() { … }`: the program's deployment and workload.
 type MainItem struct {
 	Pos   lexer.Position
 	Items []Item `parser:"\"fn\" \"main\" \"(\" \")\" \"{\" @@* \"}\""`
@@ -70,6 +75,7 @@ type RunBlock struct {
 	Body *Balanced `parser:"\"run\" @@"`
 }
 
+// StageItem is `stage NAME[count] : KIND;`.
 type StageItem struct {
 	Pos    lexer.Position
 	Tokens []lexer.Token // for the name's position
@@ -79,12 +85,14 @@ type StageItem struct {
 	Step   *BraceGroup   `parser:"( @@ | \";\" )"` // the body of the retired `stage E : step { … }`
 }
 
+// StageKind is a stage's kind: `fifo(c)`, `ps(φ)`, `delay` (or the retired `step`).
 type StageKind struct {
 	Pos  lexer.Position
 	Kind string `parser:"@( \"fifo\" | \"ps\" | \"delay\" | \"step\" )"`
 	Arg  *Expr  `parser:"( \"(\" @@ \")\" )?"`
 }
 
+// PoolItem is `pool NAME[count] on OWNER { options }`.
 type PoolItem struct {
 	Pos     lexer.Position
 	Tokens  []lexer.Token // for the name's position
@@ -98,22 +106,26 @@ type PoolItem struct {
 // PoolOpt is one option of a pool.
 type PoolOpt interface{ poolOpt() }
 
+// CapOpt is a pool's `cap e;`.
 type CapOpt struct {
 	Pos lexer.Position
 	Cap *Expr `parser:"\"cap\" @@ \";\""`
 }
 
+// BlockOpt is a pool's `block e;`.
 type BlockOpt struct {
 	Pos   lexer.Position
 	Block *Expr `parser:"\"block\" @@ \";\""`
 }
 
+// EvictOpt is a pool's `evict lru;` or `evict by (keys);`.
 type EvictOpt struct {
 	Pos  lexer.Position
 	LRU  bool    `parser:"\"evict\" ( @\"lru\""`
 	Keys []*Expr `parser:"| \"by\" \"(\" @@ ( \",\" @@ )* \")\" ) \";\""`
 }
 
+// PreemptOpt is a pool's `preempt none|lifo;` or `preempt by (keys) requeue head|tail;`.
 type PreemptOpt struct {
 	Pos     lexer.Position
 	Policy  string  `parser:"\"preempt\" ( @( \"none\" | \"lifo\" )"`
@@ -121,17 +133,20 @@ type PreemptOpt struct {
 	Requeue string  `parser:"  ( \"requeue\" @( \"head\" | \"tail\" ) )? ) \";\""`
 }
 
+// QueueOpt is a pool's `queue fifo;` or `queue by (keys);`.
 type QueueOpt struct {
 	Pos  lexer.Position
 	FIFO bool    `parser:"\"queue\" ( @\"fifo\""`
 	Keys []*Expr `parser:"| \"by\" \"(\" @@ ( \",\" @@ )* \")\" ) \";\""`
 }
 
+// ReserveOpt is a pool's `reserve held;`.
 type ReserveOpt struct {
 	Pos  lexer.Position
 	Held bool `parser:"\"reserve\" @\"held\" \";\""`
 }
 
+// SpillOpt is a pool's `spill TIER via STAGE (work) when (cond);`.
 type SpillOpt struct {
 	Pos   lexer.Position
 	Tier  string `parser:"\"spill\" @Ident"`
@@ -146,6 +161,7 @@ type AdmitViaOpt struct {
 	Stage string `parser:"\"admit\" \"via\" @Ident \";\""`
 }
 
+// DeviceItem is `device NAME[count] { resources }`.
 type DeviceItem struct {
 	Pos       lexer.Position
 	Tokens    []lexer.Token // for the name's position
@@ -163,6 +179,7 @@ type Resource struct {
 	Cap    *Expr    `parser:"| \"cap\" @@ ) \";\""`
 }
 
+// EngineItem is `engine NAME[count] on DEVICE { items }`.
 type EngineItem struct {
 	Pos    lexer.Position
 	Tokens []lexer.Token // for the name's position
@@ -175,34 +192,40 @@ type EngineItem struct {
 // EngItem is one item of an engine.
 type EngItem interface{ engItem() }
 
+// TokensCap is an engine's `tokens cap e;`: the budget of an iteration.
 type TokensCap struct {
 	Pos lexer.Position
 	Cap *Expr `parser:"\"tokens\" \"cap\" @@ \";\""`
 }
 
+// GranuleItem is an engine's `granule g;`.
 type GranuleItem struct {
 	Pos     lexer.Position
 	Granule *Expr `parser:"\"granule\" @@ \";\""`
 }
 
+// StateItem is an engine's `state NAME = e;`: a register.
 type StateItem struct {
 	Pos   lexer.Position
 	Name  string `parser:"\"state\" @Ident \"=\""`
 	Value *Expr  `parser:"@@ \";\""`
 }
 
+// ScheduleItem is an engine's `schedule { lets statements }`.
 type ScheduleItem struct {
 	Pos   lexer.Position
 	Lets  []*SchedLet `parser:"\"schedule\" \"{\" @@*"`
 	Stmts []SchedStmt `parser:"@@* \"}\""`
 }
 
+// SchedLet is a schedule's `let NAME = e;`.
 type SchedLet struct {
 	Pos   lexer.Position
 	Name  string `parser:"\"let\" @Ident \"=\""`
 	Value *Expr  `parser:"@@ \";\""`
 }
 
+// ExecuteItem is an engine's `execute (cost);`: an iteration's time.
 type ExecuteItem struct {
 	Pos  lexer.Position
 	Cost *Expr `parser:"\"execute\" \"(\" @@ \")\" \";\""`
@@ -215,6 +238,7 @@ type RetiredEngItem struct {
 	Body *Balanced `parser:"@@"`
 }
 
+// EngineCap is an engine's `NAME[count] cap e;`: a pool it owns.
 type EngineCap struct {
 	Pos   lexer.Position
 	Name  string `parser:"@Ident"`
@@ -225,6 +249,7 @@ type EngineCap struct {
 // SchedStmt is a statement of an engine's schedule.
 type SchedStmt interface{ schedStmt() }
 
+// AdvanceStmt is `advance running [only (p)] [admission | decode first | by (keys)] [each at most (c)];`.
 type AdvanceStmt struct {
 	Pos       lexer.Position
 	Only      *Expr   `parser:"\"advance\" \"running\" ( \"only\" \"(\" @@ \")\" )?"`
@@ -234,6 +259,7 @@ type AdvanceStmt struct {
 	Cap       *Expr   `parser:"( \"each\" \"at\" \"most\" \"(\" @@ \")\" )? \";\""`
 }
 
+// AdmitStmt is `admit waiting [only (p)] [while (g)] [each at most (c)];`.
 type AdmitStmt struct {
 	Pos   lexer.Position
 	Only  *Expr `parser:"\"admit\" \"waiting\" ( \"only\" \"(\" @@ \")\" )?"`
@@ -241,11 +267,13 @@ type AdmitStmt struct {
 	Cap   *Expr `parser:"( \"each\" \"at\" \"most\" \"(\" @@ \")\" )? \";\""`
 }
 
+// ExclusiveStmt is `exclusive prefill [each at most (c)];`.
 type ExclusiveStmt struct {
 	Pos lexer.Position
 	Cap *Expr `parser:"\"exclusive\" \"prefill\" ( \"each\" \"at\" \"most\" \"(\" @@ \")\" )? \";\""`
 }
 
+// SchedBranch is a schedule's `branch (cond) { … } else { … }`.
 type SchedBranch struct {
 	Pos  lexer.Position
 	Cond *Expr       `parser:"\"branch\" \"(\" @@ \")\""`
@@ -253,12 +281,14 @@ type SchedBranch struct {
 	Else []SchedStmt `parser:"( \"else\" \"{\" @@* \"}\" )?"`
 }
 
+// SchedSet is a schedule's `set NAME = e;` of a register.
 type SchedSet struct {
 	Pos   lexer.Position
 	Name  string `parser:"\"set\" @Ident \"=\""`
 	Value *Expr  `parser:"@@ \";\""`
 }
 
+// QueueItem is `queue NAME[count] : roles { items }`.
 type QueueItem struct {
 	Pos    lexer.Position
 	Tokens []lexer.Token // for the name's position
@@ -271,12 +301,14 @@ type QueueItem struct {
 // QItem is one item of a queue.
 type QItem interface{ qItem() }
 
+// ServeItem is a queue's `serve KIND latency e;`: the member's own stage.
 type ServeItem struct {
 	Pos     lexer.Position
 	Kind    *StageKind `parser:"\"serve\" @@"`
 	Latency *Expr      `parser:"( \"latency\" @@ )? \";\""`
 }
 
+// NicItem is a queue's `nic KIND;`: the member's network stage.
 type NicItem struct {
 	Pos  lexer.Position
 	Kind *StageKind `parser:"\"nic\" @@ \";\""`
@@ -292,6 +324,7 @@ type EntryItem struct {
 	Body   *Block   `parser:"@@"`
 }
 
+// RelationItem is `READER pull|push SOURCE latency e share maxmin|bottleneck;`.
 type RelationItem struct {
 	Pos     lexer.Position
 	Reader  string `parser:"@Ident"`
@@ -301,6 +334,7 @@ type RelationItem struct {
 	Share   string `parser:"\"share\" @( \"maxmin\" | \"bottleneck\" ) \";\""`
 }
 
+// WorkloadItem is `workload { items }`.
 type WorkloadItem struct {
 	Pos   lexer.Position
 	Items []WorkItem `parser:"\"workload\" \"{\" @@* \"}\""`
@@ -309,49 +343,58 @@ type WorkloadItem struct {
 // WorkItem is one item of the workload.
 type WorkItem interface{ workItem() }
 
+// ArriveItem is `arrive none;` or `arrive poisson|renewal|closed|batch(e);`.
 type ArriveItem struct {
 	Pos  lexer.Position
 	Kind string `parser:"\"arrive\" ( @\"none\" | @( \"poisson\" | \"renewal\" | \"closed\" | \"batch\" )"`
 	Arg  *Expr  `parser:"\"(\" @@ \")\" ) \";\""`
 }
 
+// TraceItem is `trace "PATH" [ordered];`.
 type TraceItem struct {
 	Pos     lexer.Position
 	Path    string `parser:"\"trace\" @String"`
 	Ordered bool   `parser:"@\"ordered\"? \";\""`
 }
 
+// HiddenItem is `hidden a, b;`: attributes the scheduler does not know.
 type HiddenItem struct {
 	Pos    lexer.Position
 	Tokens []lexer.Token // for the names' positions
 	Names  []string      `parser:"\"hidden\" @Ident ( \",\" @Ident )* \";\""`
 }
 
+// InitItem is the workload's `init { … }`: once per session.
 type InitItem struct {
 	Pos  lexer.Position
 	Body *Block `parser:"\"init\" @@"`
 }
 
+// TurnItem is the workload's `turn { … }`: at every turn.
 type TurnItem struct {
 	Pos  lexer.Position
 	Body *Block `parser:"\"turn\" @@"`
 }
 
+// SessionItem is the workload's `session { … }`: a session's statements.
 type SessionItem struct {
 	Pos  lexer.Position
 	Body *Block `parser:"\"session\" @@"`
 }
 
+// ServerItem is `server { … }`: the part of a turn the deployment serves.
 type ServerItem struct {
 	Pos  lexer.Position
 	Body *Block `parser:"\"server\" @@"`
 }
 
+// ShareItem is `share maxmin|bottleneck;`: how flows share ps stages.
 type ShareItem struct {
 	Pos    lexer.Position
 	Policy string `parser:"\"share\" @( \"maxmin\" | \"bottleneck\" ) \";\""`
 }
 
+// GaugeItem is `gauge NAME = e;`.
 type GaugeItem struct {
 	Pos    lexer.Position
 	Tokens []lexer.Token // for the name's position
@@ -359,6 +402,8 @@ type GaugeItem struct {
 	Expr   *Expr         `parser:"@@ \";\""`
 }
 
+// ClaimItem is `claim NAME [given (g)] : every|some iteration of E (e);` or
+// `claim NAME : at end (e);`.
 type ClaimItem struct {
 	Pos    lexer.Position
 	Tokens []lexer.Token // for the name's position
@@ -385,11 +430,13 @@ type Balanced struct {
 	Parts []*BalPart  `parser:"| @@* \";\" )"`
 }
 
+// BalPart is one token or brace group of a [Balanced] run of tokens.
 type BalPart struct {
 	Tok   string      `parser:"( @( !( \";\" | \"{\" | \"}\" ) )"`
 	Group *BraceGroup `parser:"| @@ )"`
 }
 
+// BraceGroup is `{ … }` kept as tokens, braces balanced.
 type BraceGroup struct {
 	Pos    lexer.Position
 	Tokens []string      `parser:"\"{\" ( @( !( \"{\" | \"}\" ) )"`
@@ -399,11 +446,13 @@ type BraceGroup struct {
 // Stmt is a statement.
 type Stmt interface{ stmt() }
 
+// TurnStmt is `turn;`.
 type TurnStmt struct {
 	Pos  lexer.Position
 	Turn bool `parser:"@\"turn\" \";\""`
 }
 
+// SetStmt is `set NAME = e;`.
 type SetStmt struct {
 	Pos    lexer.Position
 	Tokens []lexer.Token // for the name's position
@@ -411,6 +460,7 @@ type SetStmt struct {
 	Value  *Expr         `parser:"@@ \";\""`
 }
 
+// ObserveStmt is `observe NAME = e;`.
 type ObserveStmt struct {
 	Pos   lexer.Position
 	Name  string `parser:"\"observe\" @Ident \"=\""`
@@ -426,12 +476,14 @@ type DeclStmt struct {
 	Value  *Expr          `parser:"| @@ ) \";\""`
 }
 
+// RecordField is `name: e` of a record [DeclStmt].
 type RecordField struct {
 	Pos   lexer.Position
 	Name  string `parser:"@Ident \":\""`
 	Value *Expr  `parser:"@@"`
 }
 
+// HoldStmt is `hold P (units) reserve (r), … reuse (ρ) at admission (x = e) { … } cache (ℓ) lease P (t);`.
 type HoldStmt struct {
 	Pos      lexer.Position
 	Pools    []*HoldPool `parser:"\"hold\" @@ ( \",\" @@ )*"`
@@ -443,6 +495,7 @@ type HoldStmt struct {
 	LeaseFor *Expr       `parser:"  \"(\" @@ \")\" )? \";\"?"`
 }
 
+// HoldPool is one pool of a hold: `P (units) [reserve (r)]`.
 type HoldPool struct {
 	Pos     lexer.Position
 	Pool    *Ref  `parser:"@@"`
@@ -450,34 +503,40 @@ type HoldPool struct {
 	Reserve *Expr `parser:"( \"reserve\" \"(\" @@ \")\" )?"`
 }
 
+// Binding is `NAME = e` of a hold's `at admission (…)`.
 type Binding struct {
 	Pos   lexer.Position
 	Name  string `parser:"@Ident \"=\""`
 	Value *Expr  `parser:"@@"`
 }
 
+// GrowStmt is `grow P (d);`.
 type GrowStmt struct {
 	Pos    lexer.Position
 	Pool   *Ref  `parser:"\"grow\" @@"`
 	Amount *Expr `parser:"\"(\" @@ \")\" \";\""`
 }
 
+// DropStmt is `drop P;`.
 type DropStmt struct {
 	Pos  lexer.Position
 	Pool *Ref `parser:"\"drop\" @@ \";\""`
 }
 
+// ReleaseStmt is `release P;`.
 type ReleaseStmt struct {
 	Pos  lexer.Position
 	Pool *Ref `parser:"\"release\" @@ \";\""`
 }
 
+// LoadStmt is `load P (n);`.
 type LoadStmt struct {
 	Pos    lexer.Position
 	Pool   *Ref  `parser:"\"load\" @@"`
 	Amount *Expr `parser:"\"(\" @@ \")\" \";\""`
 }
 
+// RunStmt is `run S, … [prefill|decode] (work) [growing P];`.
 type RunStmt struct {
 	Pos     lexer.Position
 	Stages  []*Ref `parser:"\"run\" ( @@ ( \",\" @@ )* )?"`
@@ -486,6 +545,7 @@ type RunStmt struct {
 	Growing *Ref   `parser:"( \"growing\" @@ )? \";\""`
 }
 
+// BranchStmt is `branch [with] (cond) { … } else { … }`.
 type BranchStmt struct {
 	Pos  lexer.Position
 	With bool   `parser:"\"branch\" @\"with\"?"`
@@ -494,27 +554,32 @@ type BranchStmt struct {
 	Else *Block `parser:"( \"else\" @@ )?"`
 }
 
+// WhileStmt is `while (cond) { … }`.
 type WhileStmt struct {
 	Pos  lexer.Position
 	Cond *Expr  `parser:"\"while\" \"(\" @@ \")\""`
 	Body *Block `parser:"@@"`
 }
 
+// LoopStmt is `loop { … }`.
 type LoopStmt struct {
 	Pos  lexer.Position
 	Body *Block `parser:"\"loop\" @@"`
 }
 
+// ForkStmt is `fork { … }`.
 type ForkStmt struct {
 	Pos  lexer.Position
 	Body *Block `parser:"\"fork\" @@"`
 }
 
+// JoinStmt is `join;`.
 type JoinStmt struct {
 	Pos  lexer.Position
 	Join bool `parser:"@\"join\" \";\""`
 }
 
+// ChooseStmt is `choose NAME in n by (keys);`.
 type ChooseStmt struct {
 	Pos  lexer.Position
 	Name string  `parser:"\"choose\" @Ident"`
@@ -522,16 +587,19 @@ type ChooseStmt struct {
 	Keys []*Expr `parser:"\"by\" \"(\" @@ ( \",\" @@ )* \")\" \";\""`
 }
 
+// EndStmt is `end;`.
 type EndStmt struct {
 	Pos lexer.Position
 	End bool `parser:"@\"end\" \";\""`
 }
 
+// MarkStmt is `mark NAME;`.
 type MarkStmt struct {
 	Pos  lexer.Position
 	Name string `parser:"\"mark\" @Ident \";\""`
 }
 
+// ToolStmt is `tool[j] (x);`, `tool on S (x);` or `tool (x) growing P;`.
 type ToolStmt struct {
 	Pos     lexer.Position
 	Index   *Expr  `parser:"\"tool\" ( \"[\" @@ \"]\""`
@@ -540,6 +608,7 @@ type ToolStmt struct {
 	Growing *Ref   `parser:"( \"growing\" @@ )? \";\""`
 }
 
+// TransferStmt is `transfer (n) from P to D (load);`, with `[j]` or `on S` like tool.
 type TransferStmt struct {
 	Pos    lexer.Position
 	Index  *Expr  `parser:"\"transfer\" ( \"[\" @@ \"]\""`
@@ -589,18 +658,21 @@ type Expr struct {
 	Else   *Expr   `parser:"  \":\" @@ )?"`
 }
 
+// OrExpr is `a || b || …`.
 type OrExpr struct {
 	Pos  lexer.Position
 	Left *AndExpr   `parser:"@@"`
 	Rest []*AndExpr `parser:"( \"||\" @@ )*"`
 }
 
+// AndExpr is `a && b && …`.
 type AndExpr struct {
 	Pos  lexer.Position
 	Left *CmpExpr   `parser:"@@"`
 	Rest []*CmpExpr `parser:"( \"&&\" @@ )*"`
 }
 
+// CmpExpr is a comparison `a < b` (at most one).
 type CmpExpr struct {
 	Pos   lexer.Position
 	Left  *AddExpr `parser:"@@"`
@@ -608,30 +680,35 @@ type CmpExpr struct {
 	Right *AddExpr `parser:"  @@ )?"`
 }
 
+// AddExpr is `a + b - …`.
 type AddExpr struct {
 	Pos  lexer.Position
 	Left *MulExpr `parser:"@@"`
 	Rest []*AddOp `parser:"@@*"`
 }
 
+// AddOp is one `+ b` or `- b` of an [AddExpr].
 type AddOp struct {
 	Pos   lexer.Position
 	Op    string   `parser:"@( \"+\" | \"-\" )"`
 	Right *MulExpr `parser:"@@"`
 }
 
+// MulExpr is `a * b / …`.
 type MulExpr struct {
 	Pos  lexer.Position
 	Left *Unary   `parser:"@@"`
 	Rest []*MulOp `parser:"@@*"`
 }
 
+// MulOp is one `* b` or `/ b` of a [MulExpr].
 type MulOp struct {
 	Pos   lexer.Position
 	Op    string `parser:"@( \"*\" | \"/\" )"`
 	Right *Unary `parser:"@@"`
 }
 
+// Unary is `-x`, `!x` or a power.
 type Unary struct {
 	Pos  lexer.Position
 	Op   string  `parser:"( @( \"-\" | \"!\" )"`
@@ -640,18 +717,21 @@ type Unary struct {
 	Pow  *PowExp `parser:"| @@ )"`
 }
 
+// Draw is `~NAME(args)`: a random draw.
 type Draw struct {
 	Pos  lexer.Position
 	Name string  `parser:"\"~\" @Ident"`
 	Args []*Expr `parser:"\"(\" ( @@ ( \",\" @@ )* )? \")\""`
 }
 
+// PowExp is the `^ e` of a power (right-associative).
 type PowExp struct {
 	Pos lexer.Position
 	X   *Atom  `parser:"@@"`
 	Exp *Unary `parser:"( \"^\" @@ )?"`
 }
 
+// Atom is a number, a name, a call, an aggregate, a draw or `(e)`.
 type Atom struct {
 	Pos    lexer.Position
 	Number *string    `parser:"( @Number"`
@@ -672,6 +752,7 @@ type Aggregate struct {
 	Body   *Expr  `parser:"\"(\" @@ \")\""`
 }
 
+// Call is `f(args)`: a function, an observable, a cost or an expression def.
 type Call struct {
 	Pos  lexer.Position
 	Func string  `parser:"@Ident"`
