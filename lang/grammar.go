@@ -3,7 +3,8 @@ package lang
 import "github.com/alecthomas/participle/v2/lexer"
 
 // This file holds the participle grammar: the structs are the syntax tree.
-// Only this package sees them; [Load] lowers them into a model.Program.
+// [Load] lowers them into a model.Program; [Parse] gives them to the
+// language server, which reads the items' names and positions.
 //
 // Alternatives are sealed interfaces (Item, Stmt, PoolOpt, EngItem,
 // SchedStmt, QItem, WorkItem) registered with participle.Union in
@@ -672,7 +673,7 @@ type AndExpr struct {
 	Rest []*CmpExpr `parser:"( \"&&\" @@ )*"`
 }
 
-// CmpExpr is a comparison `a < b` (at most one).
+// CmpExpr is a sum or one comparison `a < b`: comparisons do not chain.
 type CmpExpr struct {
 	Pos   lexer.Position
 	Left  *AddExpr `parser:"@@"`
@@ -708,7 +709,7 @@ type MulOp struct {
 	Right *Unary `parser:"@@"`
 }
 
-// Unary is `-x`, `!x` or a power.
+// Unary is `-x`, `!x`, a draw or a power.
 type Unary struct {
 	Pos  lexer.Position
 	Op   string  `parser:"( @( \"-\" | \"!\" )"`
@@ -724,14 +725,14 @@ type Draw struct {
 	Args []*Expr `parser:"\"(\" ( @@ ( \",\" @@ )* )? \")\""`
 }
 
-// PowExp is the `^ e` of a power (right-associative).
+// PowExp is an atom, or `x ^ e` with e a [Unary]: `^` is right-associative.
 type PowExp struct {
 	Pos lexer.Position
 	X   *Atom  `parser:"@@"`
 	Exp *Unary `parser:"( \"^\" @@ )?"`
 }
 
-// Atom is a number, a name, a call, an aggregate, a draw or `(e)`.
+// Atom is a number, `(e)`, an aggregate, a call or a name.
 type Atom struct {
 	Pos    lexer.Position
 	Number *string    `parser:"( @Number"`
