@@ -36,6 +36,14 @@
 // follow the command, a flag of another command is named as such, and a
 // flag's value may not start with "--". Everything after the first bare
 // "--" is the program's arguments, which kong never sees.
+//
+// The files: main.go (the command line, loading, check, ir, run, tui,
+// draw, and rendering errors), snippet.go (the quoted source line of an
+// error), report.go (the text and JSON reports and --dump), progress.go
+// (the progress line), guard.go (--max-live), signals.go and
+// tui_signals.go (stopping cleanly on a signal), target.go, fmt.go and
+// lsp.go (their commands), sweep.go, sweepout.go, merge.go and plot.go
+// (serq sweep: points, runs, its files, shards and charts).
 package main
 
 import (
