@@ -168,6 +168,11 @@ type request struct {
 	n    uint64  // events (step, back, seek event)
 	dt   float64 // simulated seconds (slice, batch); the time of a seek or at
 	view viewReq // what the frame should show besides the run: set at dispatch
+	// capT, when capSet, is a time a batch or slice does not run past (a
+	// tour's stop at a time).
+	capT   float64
+	capSet bool
+	tour   int // 1 + the tour stop the request goes to; 0 for none
 }
 
 // viewReq is what the model wants to see of the run, beyond the snapshot.
@@ -193,6 +198,8 @@ type frameMsg struct {
 	err     error    // a restart that could not start
 
 	hit     string    // the breakpoint that stopped the run, in words; "" if none
+	hitID   int       // its id (a tour's stop: < 0); 0 if none
+	tour    int       // the request's tour stop, 1-based; 0 for none
 	found   bool      // a reverse continue found an event
 	watches []float64 // the values of view.breaks, NaN for a breakpoint
 	jam     jam
@@ -201,6 +208,16 @@ type frameMsg struct {
 	sess    *where
 	src     []string // the source lines of sess.pos, then of each leg's
 	stale   int      // leases older than the stale threshold
+}
+
+// target is the time a slice or batch runs to from now: now + dt, but not
+// past the cap.
+func (r request) target(now float64) float64 {
+	t := now + r.dt
+	if r.capSet && t > r.capT {
+		t = math.Max(now, r.capT)
+	}
+	return t
 }
 
 // cmd returns the command that carries out r.
@@ -227,9 +244,9 @@ func (d *driver) do(r request) frameMsg {
 			}
 		}
 	case reqSlice:
-		_, f.hit = d.until(d.sim().Now()+r.dt, math.MaxUint64, c)
+		_, f.hit = d.until(r.target(d.sim().Now()), math.MaxUint64, c)
 	case reqBatch:
-		f.capped, f.hit = d.until(d.sim().Now()+r.dt, maxBatch, c)
+		f.capped, f.hit = d.until(r.target(d.sim().Now()), maxBatch, c)
 	case reqBack:
 		f.what = d.back(r.n)
 		f.back = true
@@ -261,6 +278,10 @@ func (d *driver) do(r request) frameMsg {
 		}
 	}
 	d.brkSessions = nil
+	if c != nil {
+		f.hitID = c.hitID
+	}
+	f.tour = r.tour
 	f.samples, d.samples = d.samples, nil
 	d.frame(&f, r.view)
 	return f

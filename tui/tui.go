@@ -68,6 +68,11 @@ type Options struct {
 	// CheckpointEvery is the timeline's checkpoint spacing in events; 0
 	// means checkpointEvery.
 	CheckpointEvery uint64
+	// Arrivals, when > 0, stops the workload after exactly that many
+	// arrivals, as `serq run --arrivals` does.
+	Arrivals uint64
+	// Tour is a walk-through played with > and < (--tour), from LoadTour.
+	Tour *Tour
 }
 
 // BreakError is a --break expression that does not compile: Err is a
@@ -177,6 +182,10 @@ type Model struct {
 	hist    []string
 	histAt  int
 	footH   int // the footer's height at the last layout
+
+	tour    *tourState    // the tour played, nil for none
+	marks   map[rune]mark // m + letter
+	pending rune          // 'm' or '\'' waiting for its letter; 0 for none
 }
 
 type rect struct{ w, h int }
@@ -212,7 +221,8 @@ func New(p *model.Program, opts Options) (*Model, error) {
 		m.breaks = append(m.breaks, breakpoint{id: m.nextID, kind: breakExpr, src: src, expr: e})
 		m.nextID++
 	}
-	d, err := newDriver(p, interp.Options{Horizon: opts.Horizon, Warmup: opts.Warmup, Seed: opts.Seed, Version: opts.Version},
+	d, err := newDriver(p, interp.Options{Horizon: opts.Horizon, Warmup: opts.Warmup, Seed: opts.Seed, Version: opts.Version,
+		Arrivals: opts.Arrivals},
 		opts.CheckpointEvery)
 	if err != nil {
 		return nil, err
@@ -241,6 +251,10 @@ func New(p *model.Program, opts Options) (*Model, error) {
 		m.setFollow(opts.Follow)
 	}
 	m.drv, m.flash = d, ""
+	if opts.Tour != nil && len(opts.Tour.Stops) > 0 {
+		m.tour = newTourState(opts.Tour)
+		m.flash = fmt.Sprintf("tour: %d stops, > goes to the first", len(opts.Tour.Stops))
+	}
 	return m, nil
 }
 
@@ -311,7 +325,21 @@ func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
 	m.flash = ""
 	m.msg = nil
+	if p := m.pending; p != 0 {
+		m.pending = 0
+		return m.markKey(p, msg)
+	}
 	switch {
+	case key.Matches(msg, k.NextStop):
+		return m.stopKey(1)
+	case key.Matches(msg, k.PrevStop):
+		return m.stopKey(-1)
+	case key.Matches(msg, k.Mark):
+		m.pending = 'm'
+		m.flash = "mark: a letter names this moment"
+	case key.Matches(msg, k.Jump):
+		m.pending = '\''
+		m.flash = "go to mark: its letter"
 	case key.Matches(msg, k.Command):
 		m.openCmd(":", "")
 	case key.Matches(msg, k.Goto):
@@ -480,6 +508,9 @@ func (m *Model) pause() {
 		m.running = false
 		m.gen++
 	}
+	if m.tour != nil {
+		m.tour.going = -1
+	}
 }
 
 // resume starts a new tick loop.
@@ -537,6 +568,12 @@ func (m *Model) dispatch() tea.Cmd {
 	m.busy, m.inflight = true, r.kind
 	r.view = viewReq{breaks: append([]breakpoint(nil), m.breaks...), why: m.whyPane().serial,
 		follow: m.follow, stale: m.stale, iters: m.iters}
+	if b, ok := m.tourBreak(r); ok && (r.kind == reqBatch || r.kind == reqSlice) {
+		r.view.breaks = append(r.view.breaks, b)
+	}
+	if r.kind == reqBatch {
+		m.tourCap(&r)
+	}
 	return m.drv.cmd(r)
 }
 
@@ -552,6 +589,8 @@ func (m *Model) apply(f frameMsg) tea.Cmd {
 		m.skipped = false
 	}
 	switch {
+	case f.hit != "" && f.hitID < 0:
+		// a tour's stop: tourFrame arrives there
 	case f.hit != "":
 		m.pause()
 		m.queue = nil
@@ -559,11 +598,12 @@ func (m *Model) apply(f frameMsg) tea.Cmd {
 	case f.kind == reqReverse && !f.found:
 		m.flash = "no earlier event where a breakpoint became true"
 	}
+	tc := m.tourFrame(&f)
 	if m.over() {
 		m.pause()
 	}
 	m.relayout()
-	return m.dispatch()
+	return tea.Batch(tc, m.dispatch())
 }
 
 // over reports whether the run can go no further.
@@ -932,6 +972,7 @@ func (m *Model) footerView() string {
 	if strip := m.watchStrip(); strip != "" {
 		out = append(out, fit(strip, m.width))
 	}
+	out = append(out, m.captionView()...)
 	for _, l := range m.msg {
 		st := m.st.Dim
 		if strings.HasPrefix(l, "⏹") {

@@ -98,7 +98,7 @@ var usages = map[string]string{
 	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
 		"[--def name=expr]... [--json] [--dump DIR] [--plot DIR] [-- --name value ...]",
 	"tui": "serq tui FILE [--horizon T] [--warmup T] [--seed N] [--break EXPR]... [--stale T] [--at T] " +
-		"[--follow N] [--screenshot PATH [--size WxH]] [--set name=expr]... [--def name=expr]... [-- --name value ...]",
+		"[--follow N] [--arrivals N] [--tour F] [--screenshot PATH [--size WxH]] [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"draw": "serq draw FILE [--format svg|txt|tikz] [--standalone] [--out PATH] [--set name=expr]... " +
 		"[--def name=expr]... [-- --name value ...]",
 	"target": "serq target FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
@@ -175,6 +175,8 @@ type tuiCmd struct {
 	Follow       *string  `placeholder:"N" help:"Follow session N from the start."`
 	Size         *string  `placeholder:"WxH" help:"The screen size of --screenshot (default 160x48)."`
 	Screenshot   *string  `placeholder:"PATH" help:"Render the screen at --at T, or where the first --break stops (at the horizon if none does), to PATH as text (.txt) or SVG (.svg), and exit; needs no terminal."`
+	Arrivals     *string  `placeholder:"N" help:"Stop after exactly N arrivals, then drain their sessions (as serq run)."`
+	Tour         *string  `placeholder:"F" help:"Play the walk-through F (YAML): > and < go to its next and previous stop."`
 }
 
 // settings are validated run settings.
@@ -567,6 +569,19 @@ func (c *tuiCmd) Run(e *env) error {
 	}
 	opts := tui.Options{Horizon: horizon, Warmup: s.warmup, Seed: s.seed, Version: version, Title: filepath.Base(c.File),
 		Breaks: c.Break}
+	if c.Arrivals != nil {
+		if opts.Arrivals, err = parseCount(*c.Arrivals); err != nil || opts.Arrivals == 0 {
+			return usagef("invalid value `%s` for --arrivals; expected a positive integer", *c.Arrivals)
+		}
+	}
+	if c.Tour != nil {
+		t, err := tui.LoadTour(*c.Tour, prog, horizon)
+		if err != nil {
+			src, _ := os.ReadFile(*c.Tour)
+			return &loadError{file: *c.Tour, err: err, sources: map[string][]byte{*c.Tour: src}}
+		}
+		opts.Tour = t
+	}
 	w, h, err := c.debugFlags(&opts)
 	if err != nil {
 		return err
@@ -967,7 +982,7 @@ func caretIndent(line string, col int) string {
 // instanceSettings are the run settings an instance may give, per command.
 var instanceSettings = map[string][]string{
 	"run": {"horizon", "warmup", "seed", "arrivals"},
-	"tui": {"horizon", "warmup", "seed"},
+	"tui": {"horizon", "warmup", "seed", "arrivals"},
 }
 
 // expandInstances replaces each `--instance F` by the flags it stands for,
