@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -24,6 +25,9 @@ import (
 // seeks on it, and a seek reaches the state a straight run has at the same
 // event (interp.SameState).
 type driver struct {
+	// mu is held while a command runs, so ReportText after the program
+	// quit waits for a command still in flight.
+	mu    sync.Mutex
 	prog  *model.Program
 	opt   interp.Options
 	every uint64 // checkpoint spacing; 0 is the timeline's default
@@ -155,10 +159,11 @@ const (
 	reqSeekEvent                // goto #N
 	reqReverse                  // back to the last event a breakpoint became true
 	reqAt                       // to the first event at or after t
+	reqReport                   // the current picture and the text report
 )
 
 func (k reqKind) String() string {
-	return [...]string{"snapshot", "step", "slice", "batch", "back", "restart", "seek", "seek", "reverse", "at"}[k]
+	return [...]string{"snapshot", "step", "slice", "batch", "back", "restart", "seek", "seek", "reverse", "at", "report"}[k]
 }
 
 // request is one thing to do to the run. Its amounts are relative to the
@@ -208,6 +213,9 @@ type frameMsg struct {
 	sess    *where
 	src     []string // the source lines of sess.pos, then of each leg's
 	stale   int      // leases older than the stale threshold
+
+	report    string // reqReport: the text report
+	reportErr error
 }
 
 // target is the time a slice or batch runs to from now: now + dt, but not
@@ -228,6 +236,8 @@ func (d *driver) cmd(r request) tea.Cmd {
 // do carries out r and returns the frame. It is what the command runs; tests
 // call it directly.
 func (d *driver) do(r request) frameMsg {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	f := frameMsg{kind: r.kind}
 	d.sim().TraceIterations(r.view.iters)
 	c := d.newChecker(r.view.breaks)
@@ -269,6 +279,8 @@ func (d *driver) do(r request) frameMsg {
 				d.step()
 			}
 		})
+	case reqReport:
+		f.report, f.reportErr = reportText(d.sim())
 	case reqReverse:
 		var to uint64
 		to, f.hit = d.reverse(c)

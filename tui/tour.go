@@ -67,7 +67,7 @@ const (
 )
 
 // paneNames are the panes' names in tours, by pane number.
-var paneNames = [numPanes]string{"leases", "kv", "nic", "gauges", "log", "deploy", "why", "session"}
+var paneNames = [numPanes]string{"leases", "kv", "nic", "gauges", "log", "deploy", "why", "session", "report"}
 
 func paneByName(s string) int {
 	for i, n := range paneNames {

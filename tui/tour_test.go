@@ -10,9 +10,11 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
 	"github.com/serq/serq/model"
+	"github.com/serq/serq/report"
 )
 
 const (
@@ -160,8 +162,8 @@ func TestTourErrors(t *testing.T) {
 		{"stops:\n  - at: 1\n    captoin: hi\n", "t.yaml:3:5: unknown key `captoin` | a stop takes name, at, event, when, caption, show, focus, follow, speed; did you mean `caption`?"},
 		{"stops:\n  - when: used(Q[0].kv) > 3\n", "t.yaml:2:16: `Q[0].kv` is no pool (did you mean D?) | "},
 		{"stops:\n  - when: \"used(D[0].kv) > x\"\n", "t.yaml:2:28: undefined: x (did you mean B?) | "},
-		{"stops:\n  - at: 1\n    show: [leases, gauge]\n", "t.yaml:3:20: unknown pane `gauge` | panes: leases, kv, nic, gauges, log, deploy, why, session; did you mean `gauges`?"},
-		{"stops:\n  - at: 1\n    focus: chart\n", "t.yaml:3:12: unknown pane `chart` | panes: leases, kv, nic, gauges, log, deploy, why, session"},
+		{"stops:\n  - at: 1\n    show: [leases, gauge]\n", "t.yaml:3:20: unknown pane `gauge` | panes: leases, kv, nic, gauges, log, deploy, why, session, report; did you mean `gauges`?"},
+		{"stops:\n  - at: 1\n    focus: chart\n", "t.yaml:3:12: unknown pane `chart` | panes: leases, kv, nic, gauges, log, deploy, why, session, report"},
 		{"stops:\n  - caption: hi\n", "t.yaml:2:5: the stop does not say when it is | add `at: T` (a time), `event: N` or `when: EXPR` (a condition, as for :break)"},
 		{"stops:\n  - at: 1\n    event: 3\n", "t.yaml:3:5: `at` and `event` both say when the stop is | a stop has one of at (a time), event (a number) or when (a condition)"},
 		{"stops:\n  - event: 1.5\n", "t.yaml:2:12: `event` must be a whole number | an event number N ≥ 0: the state after N events"},
@@ -239,5 +241,64 @@ stops:
 	}
 	if m2.follow != noSession {
 		t.Errorf("the second saved stop follows %d, want none", m2.follow)
+	}
+}
+
+// TestReportAtDoneEqualsRun runs the seed with an instance that stops
+// the workload after its arrivals to the end in the TUI: the report pane
+// at DONE is the report serq run prints, and so is ReportText.
+func TestReportAtDoneEqualsRun(t *testing.T) {
+	dir := t.TempDir()
+	inst := filepath.Join(dir, "few.sq")
+	if err := os.WriteFile(inst, []byte("let Lambda = 2;\nrun { horizon 500; warmup 10; seed 7; arrivals 40; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := lang.ReadInstance(inst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := lang.Load(seedPath, lang.Options{Lib: lib.FS, Sets: in.Sets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Horizon: *in.Horizon, Warmup: *in.Warmup, Seed: uint64(*in.Seed), Arrivals: uint64(*in.Arrivals), Version: "test"}
+	s, err := interp.New(p, interp.Options{Horizon: opts.Horizon, Warmup: opts.Warmup, Seed: opts.Seed, Arrivals: opts.Arrivals, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s.Step() {
+	}
+	var want strings.Builder
+	if err := report.Text(&want, s.Report()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(want.String(), "run: horizon 500 end 76.4121110906837 warmup 10 seed 7 events 61723 arrivals 40 ended 34 ") {
+		t.Fatalf("the straight run's report does not mention its 40 arrivals:\n%s", want.String())
+	}
+	m, hs := newProgModel(t, p, opts, 160, 48)
+	hs.press("R")
+	if !m.shown[paneReport] || m.focus != paneReport {
+		t.Fatalf("R: report shown %v, focus %d", m.shown[paneReport], m.focus)
+	}
+	rp := m.panes[paneReport].(*reportPane)
+	if rp.done || rp.events != 0 || rp.title() != "Report · so far, t 0 s · R refreshes" {
+		t.Errorf("R at the start: done %v events %d title %q", rp.done, rp.events, rp.title())
+	}
+	hs.command(":", "goto 500")
+	if !m.frame.snap.Done {
+		t.Fatalf("goto 500: the run is not over at t %g", m.now())
+	}
+	if !rp.done || rp.title() != "Report · the run's end" {
+		t.Errorf("at DONE the report pane is not refreshed: done %v, title %q", rp.done, rp.title())
+	}
+	if got := strings.Join(rp.text, "\n") + "\n"; got != want.String() {
+		t.Errorf("the report pane at DONE:\n%s\nserq run's report:\n%s", got, want.String())
+	}
+	if got, err := m.ReportText(); err != nil || got != want.String() {
+		t.Errorf("ReportText = %q, %v; want serq run's report", got, err)
+	}
+	hs.press("R")
+	if m.shown[paneReport] {
+		t.Errorf("R on an up-to-date report does not hide it")
 	}
 }

@@ -106,12 +106,13 @@ const (
 	paneDeploy  // hidden at start
 	paneWhy     // hidden until enter or :why
 	paneSession // hidden until f or :follow
+	paneReport  // hidden until R
 	numPanes
 )
 
 // focusOrder is the order tab moves the focus in: the panes' order on the
 // screen, top to bottom and left to right.
-var focusOrder = [numPanes]int{paneLeases, paneKV, paneNIC, paneGauges, paneWhy, paneSession, paneDeploy, paneLog}
+var focusOrder = [numPanes]int{paneLeases, paneKV, paneNIC, paneGauges, paneWhy, paneSession, paneDeploy, paneReport, paneLog}
 
 // topPane reports whether pane i is one of those laid out two to a row.
 func topPane(i int) bool { return i < paneLog || i == paneWhy || i == paneSession }
@@ -237,9 +238,10 @@ func New(p *model.Program, opts Options) (*Model, error) {
 		newDeployPane(st, p),
 		newWhyPane(st),
 		newSessionPane(st),
+		newReportPane(st),
 	}
 	for i := range m.shown {
-		m.shown[i] = i != paneDeploy && i != paneWhy && i != paneSession
+		m.shown[i] = i != paneDeploy && i != paneWhy && i != paneSession && i != paneReport
 	}
 	m.cmd = textinput.New()
 	m.cmd.Prompt = ":"
@@ -260,16 +262,18 @@ func New(p *model.Program, opts Options) (*Model, error) {
 
 // Run runs the TUI on the terminal until the user quits. NO_COLOR (and
 // CLICOLOR) drop every colour; the screen means the same without them.
-func Run(p *model.Program, opts Options, popts ...tea.ProgramOption) error {
+//
+// It returns the model as the user left it (for its ReportText).
+func Run(p *model.Program, opts Options, popts ...tea.ProgramOption) (*Model, error) {
 	if termenv.EnvNoColor() {
 		lipgloss.SetColorProfile(termenv.Ascii)
 	}
 	m, err := New(p, opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	_, err = tea.NewProgram(m, popts...).Run()
-	return err
+	return m, err
 }
 
 // Init takes the first picture of the run (at --at's event, if given).
@@ -431,6 +435,18 @@ func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
 		m.toggle(paneWhy + int(msg.String()[0]-'7'))
 	case key.Matches(msg, k.Deploy):
 		m.toggle(paneDeploy)
+	case key.Matches(msg, k.Report):
+		rp := m.panes[paneReport].(*reportPane)
+		if m.shown[paneReport] && rp.has && m.frame != nil && rp.events == m.frame.snap.Events {
+			m.toggle(paneReport)
+			return nil
+		}
+		if !m.shown[paneReport] {
+			m.toggle(paneReport)
+		}
+		m.focus = paneReport
+		m.flash = "the report serq run prints, as of now"
+		return m.enqueue(request{kind: reqReport})
 	case key.Matches(msg, k.Focus):
 		m.cycleFocus(1)
 	case key.Matches(msg, k.FocusBack):
@@ -601,6 +617,9 @@ func (m *Model) apply(f frameMsg) tea.Cmd {
 	tc := m.tourFrame(&f)
 	if m.over() {
 		m.pause()
+		if rp := m.panes[paneReport].(*reportPane); m.shown[paneReport] && f.kind != reqReport && (!rp.has || rp.events != f.snap.Events) {
+			tc = tea.Batch(tc, m.enqueue(request{kind: reqReport}))
+		}
 	}
 	m.relayout()
 	return tea.Batch(tc, m.dispatch())
@@ -655,6 +674,9 @@ func (m *Model) layout() {
 	if m.shown[paneDeploy] {
 		m.rows = append(m.rows, []int{paneDeploy})
 	}
+	if m.shown[paneReport] {
+		m.rows = append(m.rows, []int{paneReport})
+	}
 	if m.shown[paneLog] {
 		m.rows = append(m.rows, []int{paneLog})
 	}
@@ -672,7 +694,7 @@ func (m *Model) layout() {
 		logH = max(5, body/4)
 	}
 	weight := func(r int) int {
-		if m.rows[r][0] == paneDeploy {
+		if i := m.rows[r][0]; i == paneDeploy || i == paneReport {
 			return 2
 		}
 		return 1

@@ -35,7 +35,6 @@ func rptFixed(x float64, prec int) string           { return report.Fixed(x, pre
 func rptNonFinite(x float64) (string, bool)         { return report.NonFinite(x) }
 func rptAppendFloat(b []byte, x float64) []byte     { return report.AppendFloat(b, x) }
 
-
 // ------------------------------------------------------------- JSON ----
 
 // writeJSON writes the JSON report of cli.md §7 as one compact line and a

@@ -12,7 +12,7 @@ import (
 )
 
 const tuiUsage = "usage: serq tui FILE [--horizon T] [--warmup T] [--seed N] [--break EXPR]... [--stale T] [--at T] " +
-	"[--follow N] [--arrivals N] [--tour F] [--screenshot PATH [--size WxH]] [--set name=expr]... [--def name=expr]... [-- --name value ...]\n"
+	"[--follow N] [--arrivals N] [--tour F] [--record F.cast] [--report] [--screenshot PATH [--size WxH]] [--set name=expr]... [--def name=expr]... [-- --name value ...]\n"
 
 // TestTuiFlags checks the debugger's flags: bad values are usage errors
 // (exit 2), a --break that does not compile is exit 1 with its caret.
