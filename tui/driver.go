@@ -61,6 +61,13 @@ type sample struct {
 	t      float64
 	gauges []float64 // per program gauge
 	means  []float64 // per observe: its running mean, NaN before a sample
+	pools  []poolSample
+}
+
+// poolSample is a pool's trend values: used units, queued requests, leased
+// units and the oldest lease's age (0 without a lease).
+type poolSample struct {
+	used, queued, leased, oldest float64
 }
 
 // sampleShare sets how densely samples are taken: one per 1/sampleShare of
@@ -133,7 +140,8 @@ func (d *driver) sampleNow() {
 }
 
 func sampleOf(s *interp.Snapshot) sample {
-	sm := sample{t: s.Time, gauges: make([]float64, len(s.Gauges)), means: make([]float64, len(s.Observes))}
+	sm := sample{t: s.Time, gauges: make([]float64, len(s.Gauges)), means: make([]float64, len(s.Observes)),
+		pools: make([]poolSample, len(s.Pools))}
 	for i, g := range s.Gauges {
 		sm.gauges[i] = g.Value
 	}
@@ -142,6 +150,14 @@ func sampleOf(s *interp.Snapshot) sample {
 		if o.Count > 0 {
 			sm.means[i] = o.Mean
 		}
+	}
+	for i, p := range s.Pools {
+		ps := poolSample{used: p.Used, queued: float64(p.Queued)}
+		for _, l := range p.Leases {
+			ps.leased += l.Units
+			ps.oldest = math.Max(ps.oldest, l.Age)
+		}
+		sm.pools[i] = ps
 	}
 	return sm
 }

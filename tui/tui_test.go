@@ -332,7 +332,7 @@ func TestPanesAndFocus(t *testing.T) {
 	if m.shown[paneNIC] || m.focus != paneGauges {
 		t.Errorf("3: shown %v, focus %d; want NIC hidden and the focus moved on", m.shown[paneNIC], m.focus)
 	}
-	if v := m.View(); strings.Contains(v, "NIC flows") || !strings.Contains(v, "▶ 4 Gauges") {
+	if v := m.View(); strings.Contains(v, "NIC flows") || !strings.Contains(v, "▶ 4 Trends") {
 		t.Errorf("3: the view still has the NIC pane or lacks the focus mark:\n%s", v)
 	}
 	hs.press("1", "2", "4", "5")
@@ -391,6 +391,7 @@ func TestViewGolden(t *testing.T) {
 	}{
 		{"80x24", 80, 24, ""},
 		{"160x48", 160, 48, ""},
+		{"200x60", 200, 60, ""},
 		{"160x48_deploy", 160, 48, "6"},
 		{"160x48_deploy_only", 160, 48, "612345"},
 		{"80x24_deploy_only", 80, 24, "612345"},
