@@ -94,7 +94,6 @@ func TestSeriesTruncate(t *testing.T) {
 	}
 }
 
-
 func TestScaleNum(t *testing.T) {
 	for _, c := range []struct {
 		x    float64
