@@ -184,6 +184,8 @@ type Model struct {
 	histAt  int
 	footH   int // the footer's height at the last layout
 
+	noLeases *leasesPane // the Leases pane when the Stations pane has its place
+
 	tour    *tourState    // the tour played, nil for none
 	marks   map[rune]mark // m + letter
 	pending rune          // 'm' or '\'' waiting for its letter; 0 for none
@@ -242,6 +244,19 @@ func New(p *model.Program, opts Options) (*Model, error) {
 	}
 	for i := range m.shown {
 		m.shown[i] = i != paneDeploy && i != paneWhy && i != paneSession && i != paneReport
+	}
+	// A program without leases or engine memory (a queueing network) has
+	// its stations and observes in those panes' places, and no NIC pane
+	// unless a stage is shared by flows.
+	if len(leasingPools(p)) == 0 {
+		m.noLeases = m.leasesPane()
+		m.panes[paneLeases] = newStationsPane(st)
+	}
+	if len(enginePools(p)) == 0 {
+		m.panes[paneKV] = newObservesPane(st, opts.Warmup)
+	}
+	if !hasShared(p) {
+		m.shown[paneNIC] = false
 	}
 	m.cmd = textinput.New()
 	m.cmd.Prompt = ":"
@@ -310,6 +325,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Batch(cmds...)
 		}
 		return m, m.key(msg)
+	case tea.MouseMsg:
+		return m, m.mouse(msg)
 	case tickMsg:
 		return m, m.tick(msg)
 	case frameMsg:
@@ -474,6 +491,52 @@ func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
 			step = -step // the log's offset counts from its end
 		}
 		m.offset[m.focus] = max(0, m.offset[m.focus]+step)
+	}
+	return nil
+}
+
+// paneAt is the visible pane at screen cell (x, y), -1 for none.
+func (m *Model) paneAt(x, y int) int {
+	top := 1 // the status bar
+	for _, row := range m.rows {
+		h := m.rects[row[0]].h
+		if y >= top && y < top+h {
+			left := 0
+			for _, i := range row {
+				if x >= left && x < left+m.rects[i].w {
+					return i
+				}
+				left += m.rects[i].w
+			}
+			return -1
+		}
+		top += h
+	}
+	return -1
+}
+
+// mouse focuses the pane clicked and scrolls the pane under the pointer
+// on the wheel, three lines a notch.
+func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	if m.cmdOpen {
+		return nil
+	}
+	i := m.paneAt(msg.X, msg.Y)
+	if i < 0 {
+		return nil
+	}
+	switch {
+	case msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft:
+		m.focus = i
+	case msg.Button == tea.MouseButtonWheelUp || msg.Button == tea.MouseButtonWheelDown:
+		step := 3
+		if msg.Button == tea.MouseButtonWheelUp {
+			step = -3
+		}
+		if i == paneLog {
+			step = -step // the log's offset counts from its end
+		}
+		m.offset[i] = max(0, m.offset[i]+step)
 	}
 	return nil
 }
@@ -724,12 +787,34 @@ func (m *Model) layout() {
 	}
 }
 
-// helpView is the short or full help, cut to the width (bubbles' help can
-// overflow a narrow screen).
+// helpView is the short help cut to the width, or the full help with its
+// groups packed in as many rows as the width needs, so every key shows on
+// any screen (bubbles' help puts every group side by side and cuts them).
 func (m *Model) helpView() string {
-	lines := strings.Split(m.help.View(m.keys), "\n")
+	if !m.help.ShowAll {
+		return fit(m.help.ShortHelpView(m.keys.ShortHelp()), m.width)
+	}
+	h := m.help
+	h.Width = 0 // measure uncut
+	var rows []string
+	var row [][]key.Binding
+	flush := func() {
+		if len(row) > 0 {
+			rows = append(rows, h.FullHelpView(row))
+			row = nil
+		}
+	}
+	for _, g := range m.keys.FullHelp() {
+		try := append(append([][]key.Binding(nil), row...), g)
+		if len(row) > 0 && lipgloss.Width(h.FullHelpView(try)) > m.width {
+			flush()
+		}
+		row = append(row, g)
+	}
+	flush()
+	lines := strings.Split(strings.Join(rows, "\n"), "\n")
 	for i, l := range lines {
-		lines[i] = fit(l, m.width)
+		lines[i] = fit(strings.TrimRight(l, " "), m.width)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -857,7 +942,15 @@ func (m *Model) edge(left, fill, right, label string, cw int, bs lipgloss.Style)
 	return bs.Render(left+fill) + label + bs.Render(strings.Repeat(fill, cw-1-lw)+right)
 }
 
-func (m *Model) leasesPane() *leasesPane   { return m.panes[paneLeases].(*leasesPane) }
+// leasesPane is the Leases pane; in a program without one (the Stations
+// pane in its place), a Leases pane of no pool that is never shown.
+func (m *Model) leasesPane() *leasesPane {
+	if lp, ok := m.panes[paneLeases].(*leasesPane); ok {
+		return lp
+	}
+	return m.noLeases
+}
+
 func (m *Model) logPane() *logPane         { return m.panes[paneLog].(*logPane) }
 func (m *Model) whyPane() *whyPane         { return m.panes[paneWhy].(*whyPane) }
 func (m *Model) sessionPane() *sessionPane { return m.panes[paneSession].(*sessionPane) }

@@ -549,15 +549,15 @@ func TestLeasesPaneStale(t *testing.T) {
 	}
 	i := leasingPools(seed(t))[0]
 	snap.Pools[i].Leases = []interp.LeaseSnap{
-		{Session: 17, Turn: 3, Units: 2048, Age: 2.5, Waits: "queued at D.kv[1]"},
-		{Session: 18, Turn: 1, Units: 512, Age: 0.25, Waits: "on P.nic[0] + D.nic[1]"},
+		{Session: 17, Turn: 3, Units: 2048, Start: 1.25, Age: 2.5, Waits: "queued at D.kv[1]"},
+		{Session: 18, Turn: 1, Units: 512, Start: 3.5, Age: 0.25, Waits: "on P.nic[0] + D.nic[1]"},
 	}
 	p.setFrame(&frameMsg{snap: snap})
 	got := strings.Join(p.lines(), "\n")
 	for _, want := range []string{
-		"P.kv[0] █░░░░░░░░░ leased 2,560/160,000 · 2 leases · oldest 2.50 s ⚠ 1 stale",
-		"⚠ STALE s17 t3 2,048 tok 2.50 s → waits: queued at D.kv[1]",
-		"· s18 t1 512 tok 250.0 ms → waits: on P.nic[0] + D.nic[1]",
+		"P.kv[0] ⚠ 1 stale █░░░░░░░░░ leased 2,560/160,000 · 2 leases · oldest 2.50 s",
+		"⚠ STALE s17 t3 2,048 tok 2.50 s since 1.2500 s → waits: queued at D.kv[1]",
+		"· s18 t1 512 tok 250.0 ms since 3.5000 s → waits: on P.nic[0] + D.nic[1]",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("leases pane lacks %q:\n%s", want, got)

@@ -630,7 +630,7 @@ func (c *tuiCmd) Run(e *env) error {
 		// to a program that the context has just stopped, could block its
 		// shutdown.
 		var err error
-		m, err = tui.Run(prog, opts, tea.WithAltScreen(), tea.WithOutput(term), tea.WithContext(ctx), tea.WithoutSignalHandler())
+		m, err = tui.Run(prog, opts, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithOutput(term), tea.WithContext(ctx), tea.WithoutSignalHandler())
 		return err
 	})
 	if cast != nil {

@@ -37,7 +37,7 @@ func TestTUIRecordAndReport(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	out := make(chan []byte, 16)
+	out := make(chan []byte, 1<<14)
 	go func() {
 		buf := make([]byte, 4096)
 		for {
