@@ -34,7 +34,6 @@ func TestFullHelpEverySize(t *testing.T) {
 	}
 }
 
-
 // TestMouse: a click focuses the pane under it, the wheel scrolls the
 // pane under the pointer (the log from its end).
 func TestMouse(t *testing.T) {
