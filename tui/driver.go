@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -52,6 +53,8 @@ type driver struct {
 	// after a seek, to be taken again where the run landed.
 	prev map[int]bool
 
+	deadline time.Time // while a batch runs: the wall time it stops at
+
 	notes   []string            // the report's over/rej/stuck notes, refreshed now and then
 	sources map[string][]string // source files by name, for the session pane
 }
@@ -80,6 +83,12 @@ const sampleShare = 256
 // returns within about a tenth of a second even when the speed asks for
 // more; the run then lags the wall clock and the status bar says so.
 const maxBatch = 100_000
+
+// batchBudget is the wall time a run-mode batch may take: a batch that
+// would take longer stops there (capped), the model draws its frame and
+// starts the next batch at once, so the run goes at the interpreter's
+// speed less the frames' share.
+const batchBudget = 40 * time.Millisecond
 
 func newDriver(p *model.Program, opt interp.Options, every uint64) (*driver, error) {
 	d := &driver{prog: p, opt: opt, every: every, sources: map[string][]string{}}
@@ -272,7 +281,9 @@ func (d *driver) do(r request) frameMsg {
 	case reqSlice:
 		_, f.hit = d.until(r.target(d.sim().Now()), math.MaxUint64, c)
 	case reqBatch:
+		d.deadline = time.Now().Add(batchBudget)
 		f.capped, f.hit = d.until(r.target(d.sim().Now()), maxBatch, c)
+		d.deadline = time.Time{}
 	case reqBack:
 		f.what = d.back(r.n)
 		f.back = true
@@ -450,7 +461,8 @@ func (d *driver) seekTime(t float64) {
 func (d *driver) until(t float64, max uint64, c *checker) (bool, string) {
 	start := d.sim().Events()
 	for !d.sim().Done() && d.sim().NextTime() <= t {
-		if d.sim().Events()-start >= max {
+		n := d.sim().Events() - start
+		if n >= max || n&511 == 511 && !d.deadline.IsZero() && time.Now().After(d.deadline) {
 			return true, ""
 		}
 		d.step()

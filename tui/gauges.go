@@ -31,6 +31,7 @@ type gaugesPane struct {
 	sparkW int
 	sparkH int
 	now    float64
+	end    float64 // the charts' end time: chartEnd(now)
 	warmup float64
 	frame  *frameMsg
 }
@@ -47,8 +48,9 @@ type gaugeRow struct {
 	hist    series
 	value   float64
 	spark   sparkline.Model
-	// The columns and top last drawn, and the chart's text then.
-	drawn []float64
+	// The columns' heights and the top last drawn, and the chart's text
+	// then.
+	drawn []int
 	top   float64
 	lo    float64
 	// scaleHi is the greatest column drawn.
@@ -211,8 +213,16 @@ func (p *gaugesPane) redraw() {
 	if p.sparkW == 0 {
 		return
 	}
+	p.end = chartEnd(p.now)
+	levels := 8 * p.sparkH
 	for _, r := range p.rows {
-		cols := r.hist.columns(p.sparkW, p.now)
+		cols := r.hist.columns(p.sparkW, p.end)
+		// Columns after now have no value yet.
+		for i := range cols {
+			if float64(i)*p.end/float64(p.sparkW) >= p.now {
+				cols[i] = math.NaN()
+			}
+		}
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for i, c := range cols {
 			if math.IsNaN(c) {
@@ -231,11 +241,17 @@ func (p *gaugesPane) redraw() {
 		if top <= 0 {
 			top = 1
 		}
-		if r.fresh && top == r.top && lo == r.lo && equalCols(cols, r.drawn) {
+		r.lo, r.scaleHi = lo, hi
+		// The chart is drawn again only when a column's height in eighths
+		// of a cell, or the top, changed.
+		q := make([]int, len(cols))
+		for i, c := range cols {
+			q[i] = int(math.Round(c / top * float64(levels)))
+		}
+		if r.fresh && top == r.top && equalInts(q, r.drawn) {
 			continue
 		}
-		r.drawn, r.top, r.lo, r.fresh = cols, top, lo, true
-		r.scaleHi = hi
+		r.drawn, r.top, r.fresh = q, top, true
 		r.spark.Clear()
 		r.spark.SetMax(top)
 		r.spark.PushAll(cols)
@@ -260,7 +276,23 @@ func scaleNum(x float64) string {
 	return strconv.FormatFloat(x/1e9, 'g', 3, 64) + "G"
 }
 
-func equalCols(a, b []float64) bool {
+// chartEnd is the time the charts end at: 1, 2 or 5 times a power of ten
+// seconds, the first not before now, so the columns keep their spans (and
+// the charts need no drawing) until the run passes it.
+func chartEnd(now float64) float64 {
+	if !(now > 0) {
+		return 1
+	}
+	e := math.Pow(10, math.Floor(math.Log10(now)))
+	for _, k := range []float64{1, 2, 5, 10} {
+		if k*e >= now {
+			return k * e
+		}
+	}
+	return 10 * e
+}
+
+func equalInts(a, b []int) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -321,8 +353,8 @@ func (p *gaugesPane) lines() []string {
 		}
 	}
 	if p.sparkW > 0 {
-		left, right := "0 s", fmtDur(p.now)
-		mid := "time average per column"
+		left, right := "0 s", fmtDur(p.end)
+		mid := "now " + fmtDur(p.now) + " · time average per column"
 		gap := p.sparkW - len(left) - len([]rune(right))
 		axis := left + strings.Repeat(" ", max(1, gap)) + right
 		if gap > len(mid)+2 {

@@ -186,6 +186,9 @@ type Model struct {
 
 	noLeases *leasesPane // the Leases pane when the Stations pane has its place
 
+	viewCache string // the screen as View last drew it
+	viewOK    bool   // and still current
+
 	tour    *tourState    // the tour played, nil for none
 	marks   map[rune]mark // m + letter
 	pending rune          // 'm' or '\'' waiting for its letter; 0 for none
@@ -301,6 +304,10 @@ func (m *Model) Init() tea.Cmd {
 
 // Update handles keys, sizes, ticks and the driver's frames.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, tick := msg.(tickMsg); !tick {
+		// A tick only starts a batch: the screen stays as it was.
+		m.viewOK = false
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -663,6 +670,7 @@ func (m *Model) apply(f frameMsg) tea.Cmd {
 	for _, p := range m.panes {
 		p.setFrame(&f)
 	}
+	var next tea.Cmd
 	if f.kind == reqBatch {
 		m.lag = f.capped || m.skipped
 		m.skipped = false
@@ -685,7 +693,12 @@ func (m *Model) apply(f frameMsg) tea.Cmd {
 		}
 	}
 	m.relayout()
-	return tea.Batch(tc, m.dispatch())
+	if f.kind == reqBatch && f.capped && m.running && !m.busy && len(m.queue) == 0 {
+		// The run lags the clock: the next batch starts as soon as this
+		// frame lands, not at the next tick.
+		next = m.enqueue(request{kind: reqBatch, dt: m.speed * m.opts.TickEvery.Seconds()})
+	}
+	return tea.Batch(tc, next, m.dispatch())
 }
 
 // over reports whether the run can go no further.
@@ -819,8 +832,16 @@ func (m *Model) helpView() string {
 	return strings.Join(lines, "\n")
 }
 
-// View draws the screen.
+// View draws the screen, or returns it as drawn when no message but a
+// tick came since (Bubble Tea asks for it after every message).
 func (m *Model) View() string {
+	if !m.viewOK {
+		m.viewCache, m.viewOK = m.view(), true
+	}
+	return m.viewCache
+}
+
+func (m *Model) view() string {
 	if m.width == 0 {
 		return ""
 	}
