@@ -53,7 +53,8 @@ type driver struct {
 	// after a seek, to be taken again where the run landed.
 	prev map[int]bool
 
-	deadline time.Time // while a batch runs: the wall time it stops at
+	budget   time.Duration // a batch's wall time; <= 0: none
+	deadline time.Time     // while a batch runs: the wall time it stops at
 
 	notes   []string            // the report's over/rej/stuck notes, refreshed now and then
 	sources map[string][]string // source files by name, for the session pane
@@ -281,7 +282,9 @@ func (d *driver) do(r request) frameMsg {
 	case reqSlice:
 		_, f.hit = d.until(r.target(d.sim().Now()), math.MaxUint64, c)
 	case reqBatch:
-		d.deadline = time.Now().Add(batchBudget)
+		if d.budget > 0 {
+			d.deadline = time.Now().Add(d.budget)
+		}
 		f.capped, f.hit = d.until(r.target(d.sim().Now()), maxBatch, c)
 		d.deadline = time.Time{}
 	case reqBack:

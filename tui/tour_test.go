@@ -40,6 +40,7 @@ func pressure(t *testing.T) *model.Program {
 func newProgModel(t *testing.T, p *model.Program, opts Options, w, h int) (*Model, *harness) {
 	t.Helper()
 	opts.Tick = handTicks
+	opts.BatchWall = -1
 	if opts.Seed == 0 {
 		opts.Seed = 1
 	}

@@ -73,6 +73,10 @@ type Options struct {
 	Arrivals uint64
 	// Tour is a walk-through played with > and < (--tour), from LoadTour.
 	Tour *Tour
+	// BatchWall is the wall time a run-mode batch may take; 0 means
+	// batchBudget, < 0 no limit but maxBatch events (tests: the batches
+	// then do not depend on the machine's speed).
+	BatchWall time.Duration
 }
 
 // BreakError is a --break expression that does not compile: Err is a
@@ -234,6 +238,10 @@ func New(p *model.Program, opts Options) (*Model, error) {
 		return nil, err
 	}
 	m.drv = d
+	d.budget = opts.BatchWall
+	if d.budget == 0 {
+		d.budget = batchBudget
+	}
 	m.panes = [numPanes]pane{
 		newLeasesPane(st, p, opts.StaleAfter),
 		newKVPane(st),

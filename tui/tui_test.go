@@ -65,6 +65,7 @@ func newModel(t *testing.T, opts Options, w, h int) (*Model, *harness) {
 		opts.Seed = 1
 	}
 	opts.Tick = handTicks
+	opts.BatchWall = -1
 	opts.Title = "llmd_nixl_pull.sq"
 	m, err := New(seed(t), opts)
 	if err != nil {
