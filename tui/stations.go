@@ -32,16 +32,22 @@ func (p *stationsPane) lines() []string {
 		labelW = max(labelW, len(s.Label))
 	}
 	labelW = min(labelW, 16)
+	barW := 10
+	if p.w < 56 {
+		barW = 4
+	}
 	var out []string
 	for _, s := range p.frame.snap.Stages {
 		u := math.Max(0, math.Min(1, s.Util))
 		line := st.Label.Render(fit(s.Label, labelW)) + " " + fit(s.Kind, 5) + " " +
-			bar(st, 10, u, 0, 1) + " " + padLeft(fmt.Sprintf("%.0f%%", 100*u), 4)
-		switch s.Kind {
-		case "delay":
+			bar(st, barW, u, 0, 1) + " " + padLeft(fmt.Sprintf("%.0f%%", 100*u), 4)
+		switch {
+		case s.Kind == "delay":
 			line += fmt.Sprintf(" · %s in delay", fmtCount(float64(s.Present)))
-		case "ps":
+		case s.Kind == "ps":
 			line += fmt.Sprintf(" · %s sharing", fmtCount(float64(s.Present)))
+		case p.w < 56:
+			line += fmt.Sprintf(" · q %s · serving %s", fmtShort(float64(max(0, s.Present-s.Busy))), fmtShort(float64(s.Busy)))
 		default:
 			line += fmt.Sprintf(" · queue %s · in service %s", fmtCount(float64(max(0, s.Present-s.Busy))), fmtCount(float64(s.Busy)))
 		}
@@ -96,7 +102,11 @@ func (p *observesPane) lines() []string {
 			out = append(out, line+st.Dim.Render(what))
 			continue
 		}
-		out = append(out, line+fmt.Sprintf("count %s · mean %s · last %s", fmtCount(float64(o.Count)), fmtValue(o.Mean), fmtValue(o.Last)))
+		format := "count %s · mean %s · last %s"
+		if p.w < 56 {
+			format = "n %s · mean %s · last %s"
+		}
+		out = append(out, line+fmt.Sprintf(format, fmtShort(float64(o.Count)), fmtValue(o.Mean), fmtValue(o.Last)))
 	}
 	return out
 }
