@@ -107,9 +107,18 @@ func TestShippedTour(t *testing.T) {
 		if !strings.Contains(screen, head) {
 			t.Errorf("stop %d: no caption head %q on the screen:\n%s", i+1, head, screen)
 		}
-		first, _, _ := strings.Cut(tour.Stops[i].Caption, "\n")
-		if !strings.Contains(screen, "  "+first) {
-			t.Errorf("stop %d: the caption's first line %q is not on the screen", i+1, first)
+		text := unfold(tour.Stops[i].Caption)
+		var shown []string
+		for _, l := range m.captionView()[1:] {
+			shown = append(shown, strings.TrimSpace(l))
+		}
+		if got := strings.Join(shown, " "); got != text {
+			t.Errorf("stop %d: the caption on the screen is %q, want %q", i+1, got, text)
+		}
+		for _, l := range m.captionView() {
+			if !strings.Contains(screen, l) {
+				t.Errorf("stop %d: the caption line %q is not on the screen", i+1, l)
+			}
 		}
 	}
 	for i := range want {

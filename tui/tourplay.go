@@ -210,7 +210,7 @@ func (m *Model) captionView() []string {
 	if s.Caption == "" {
 		return out
 	}
-	wrapped := strings.Split(ansi.Wordwrap(s.Caption, max(10, m.width-2), ""), "\n")
+	wrapped := strings.Split(ansi.Wordwrap(unfold(s.Caption), max(10, m.width-2), ""), "\n")
 	for k, l := range wrapped {
 		if k == maxCaption {
 			out[len(out)-1] = fit(out[len(out)-1]+" …", m.width)
@@ -222,6 +222,16 @@ func (m *Model) captionView() []string {
 }
 
 const maxCaption = 5
+
+// unfold joins a caption's lines within each paragraph (a blank line ends
+// one), so it is wrapped to the screen's width, not the file's.
+func unfold(c string) string {
+	var paras []string
+	for _, p := range strings.Split(c, "\n\n") {
+		paras = append(paras, strings.Join(strings.Fields(p), " "))
+	}
+	return strings.Join(paras, "\n")
+}
 
 // markKey takes the letter after m (set) or ' (go to).
 func (m *Model) markKey(kind rune, msg tea.KeyMsg) tea.Cmd {

@@ -49,7 +49,8 @@ type Options struct {
 	Speed      float64 // simulated seconds per wall-clock second when running; 0 means 1
 	Slice      float64 // the time slice of → (s); 0 means 0.1
 
-	// TickEvery is the wall-clock period of the run loop; 0 means 1/30 s.
+	// TickEvery is the wall-clock period of the run loop; 0 means 1/20 s
+	// (20 frames a second: smooth for a clock and a chart, and cheap).
 	TickEvery time.Duration
 	// Tick schedules the next tick; nil means tea.Tick. Tests inject their
 	// own to send ticks by hand.
@@ -212,7 +213,7 @@ func New(p *model.Program, opts Options) (*Model, error) {
 		opts.Slice = 0.1
 	}
 	if opts.TickEvery <= 0 {
-		opts.TickEvery = time.Second / 30
+		opts.TickEvery = time.Second / 20
 	}
 	if opts.Tick == nil {
 		opts.Tick = tea.Tick

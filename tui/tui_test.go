@@ -398,7 +398,7 @@ func TestViewGolden(t *testing.T) {
 		{"80x24_deploy_only", 80, 24, "612345"},
 	} {
 		t.Run(sz.name, func(t *testing.T) {
-			m, hs := newModel(t, Options{Warmup: 20, Speed: 15}, sz.w, sz.h)
+			m, hs := newModel(t, Options{Warmup: 20, Speed: 15, TickEvery: time.Second / 30}, sz.w, sz.h)
 			hs.press("space") // 0.5 s a tick
 			for m.now() < 47.5 {
 				hs.deliver()
