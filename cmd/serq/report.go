@@ -32,7 +32,6 @@ import (
 func writeText(w io.Writer, r *interp.Report) error { return report.Text(w, r) }
 func formatFloat(x float64) string                  { return report.FormatFloat(x) }
 func rptFixed(x float64, prec int) string           { return report.Fixed(x, prec) }
-func rptNonFinite(x float64) (string, bool)         { return report.NonFinite(x) }
 func rptAppendFloat(b []byte, x float64) []byte     { return report.AppendFloat(b, x) }
 
 // ------------------------------------------------------------- JSON ----
