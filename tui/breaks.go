@@ -18,7 +18,7 @@ type breakpoint struct {
 	src    string      // as typed: the expression, the time, the serial
 	expr   *model.Expr // kind breakExpr
 	t      float64     // kind breakTime
-	serial uint64      // kind breakSession
+	serial uint64      // kind breakSession, and the event number of kind breakEvent
 	watch  bool        // a watch: its value is shown, it never stops the run
 }
 
@@ -28,6 +28,7 @@ const (
 	breakExpr breakKind = iota
 	breakTime
 	breakSession
+	breakEvent // a tour's stop at an event number: holds once that many events are processed
 )
 
 // String is the breakpoint as `list` shows it.
@@ -48,7 +49,8 @@ func (b breakpoint) String() string {
 // only, so a condition that a clock move made true (a batch ends by moving
 // the clock to its target) stops the run at the next event.
 type checker struct {
-	bps []breakpoint
+	bps   []breakpoint
+	hitID int // the id of the breakpoint that stopped the run; 0 if none
 }
 
 // newChecker takes the values of breakpoints it has not seen before, so a
@@ -93,6 +95,8 @@ func holds(s *interp.Sim, b breakpoint) bool {
 		return v != 0 && !math.IsNaN(v)
 	case breakTime:
 		return s.Now() >= b.t && s.Events() > 0
+	case breakEvent:
+		return s.Events() >= b.serial
 	}
 	return false
 }
@@ -111,14 +115,14 @@ func (c *checker) after(d *driver) string {
 		}
 		v := holds(s, b)
 		if v && !d.prev[b.id] && hit == "" {
-			hit = c.words(b, s)
+			hit, c.hitID = c.words(b, s), b.id
 		}
 		d.prev[b.id] = v
 	}
 	if hit == "" && d.sessionHit != 0 {
 		for _, b := range c.bps {
 			if b.id == d.sessionHit {
-				hit = c.words(b, s)
+				hit, c.hitID = c.words(b, s), b.id
 			}
 		}
 	}

@@ -15,7 +15,7 @@ import (
 
 // The command line's commands (`:`), as gdb names them where it can.
 const commandHelp = "break EXPR | break t T | break session N | watch EXPR | list | delete N | " +
-	"goto T | goto #N | follow N | unfollow | why N | stale T | iterations on|off"
+	"goto T | goto #N | follow N | unfollow | why N | stale T | iterations on|off | save tour F"
 
 // cmdError is a command that cannot be carried out: the message, and the
 // column of the input (0-based, in characters) it is about.
@@ -203,6 +203,19 @@ func (m *Model) command(line string) (tea.Cmd, *cmdError) {
 		}
 		m.iters = args[0].text == "on"
 		m.flash = "engine iterations in the log: " + args[0].text
+		return nil, nil
+	case "save":
+		if len(args) < 2 || args[0].text != "tour" {
+			at := len(line)
+			if len(args) > 0 {
+				at = args[0].at
+			}
+			return nil, errAt(line, at, "`save` takes tour and a file: save tour F.yaml")
+		}
+		path, at := strings.TrimSpace(line[args[1].at:]), args[1].at
+		if err := m.saveTour(path); err != nil {
+			return nil, errAt(line, at, "%v", err)
+		}
 		return nil, nil
 	case "stale":
 		if err := need("a time in seconds"); err != nil {

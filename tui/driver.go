@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -24,6 +26,9 @@ import (
 // seeks on it, and a seek reaches the state a straight run has at the same
 // event (interp.SameState).
 type driver struct {
+	// mu is held while a command runs, so ReportText after the program
+	// quit waits for a command still in flight.
+	mu    sync.Mutex
 	prog  *model.Program
 	opt   interp.Options
 	every uint64 // checkpoint spacing; 0 is the timeline's default
@@ -48,6 +53,9 @@ type driver struct {
 	// after a seek, to be taken again where the run landed.
 	prev map[int]bool
 
+	budget   time.Duration // a batch's wall time; <= 0: none
+	deadline time.Time     // while a batch runs: the wall time it stops at
+
 	notes   []string            // the report's over/rej/stuck notes, refreshed now and then
 	sources map[string][]string // source files by name, for the session pane
 }
@@ -57,6 +65,13 @@ type sample struct {
 	t      float64
 	gauges []float64 // per program gauge
 	means  []float64 // per observe: its running mean, NaN before a sample
+	pools  []poolSample
+}
+
+// poolSample is a pool's trend values: used units, queued requests, leased
+// units and the oldest lease's age (0 without a lease).
+type poolSample struct {
+	used, queued, leased, oldest float64
 }
 
 // sampleShare sets how densely samples are taken: one per 1/sampleShare of
@@ -69,6 +84,12 @@ const sampleShare = 256
 // returns within about a tenth of a second even when the speed asks for
 // more; the run then lags the wall clock and the status bar says so.
 const maxBatch = 100_000
+
+// batchBudget is the wall time a run-mode batch may take: a batch that
+// would take longer stops there (capped), the model draws its frame and
+// starts the next batch at once, so the run goes at the interpreter's
+// speed less the frames' share.
+const batchBudget = 40 * time.Millisecond
 
 func newDriver(p *model.Program, opt interp.Options, every uint64) (*driver, error) {
 	d := &driver{prog: p, opt: opt, every: every, sources: map[string][]string{}}
@@ -129,7 +150,8 @@ func (d *driver) sampleNow() {
 }
 
 func sampleOf(s *interp.Snapshot) sample {
-	sm := sample{t: s.Time, gauges: make([]float64, len(s.Gauges)), means: make([]float64, len(s.Observes))}
+	sm := sample{t: s.Time, gauges: make([]float64, len(s.Gauges)), means: make([]float64, len(s.Observes)),
+		pools: make([]poolSample, len(s.Pools))}
 	for i, g := range s.Gauges {
 		sm.gauges[i] = g.Value
 	}
@@ -138,6 +160,14 @@ func sampleOf(s *interp.Snapshot) sample {
 		if o.Count > 0 {
 			sm.means[i] = o.Mean
 		}
+	}
+	for i, p := range s.Pools {
+		ps := poolSample{used: p.Used, queued: float64(p.Queued)}
+		for _, l := range p.Leases {
+			ps.leased += l.Units
+			ps.oldest = math.Max(ps.oldest, l.Age)
+		}
+		sm.pools[i] = ps
 	}
 	return sm
 }
@@ -155,10 +185,11 @@ const (
 	reqSeekEvent                // goto #N
 	reqReverse                  // back to the last event a breakpoint became true
 	reqAt                       // to the first event at or after t
+	reqReport                   // the current picture and the text report
 )
 
 func (k reqKind) String() string {
-	return [...]string{"snapshot", "step", "slice", "batch", "back", "restart", "seek", "seek", "reverse", "at"}[k]
+	return [...]string{"snapshot", "step", "slice", "batch", "back", "restart", "seek", "seek", "reverse", "at", "report"}[k]
 }
 
 // request is one thing to do to the run. Its amounts are relative to the
@@ -168,6 +199,11 @@ type request struct {
 	n    uint64  // events (step, back, seek event)
 	dt   float64 // simulated seconds (slice, batch); the time of a seek or at
 	view viewReq // what the frame should show besides the run: set at dispatch
+	// capT, when capSet, is a time a batch or slice does not run past (a
+	// tour's stop at a time).
+	capT   float64
+	capSet bool
+	tour   int // 1 + the tour stop the request goes to; 0 for none
 }
 
 // viewReq is what the model wants to see of the run, beyond the snapshot.
@@ -193,6 +229,8 @@ type frameMsg struct {
 	err     error    // a restart that could not start
 
 	hit     string    // the breakpoint that stopped the run, in words; "" if none
+	hitID   int       // its id (a tour's stop: < 0); 0 if none
+	tour    int       // the request's tour stop, 1-based; 0 for none
 	found   bool      // a reverse continue found an event
 	watches []float64 // the values of view.breaks, NaN for a breakpoint
 	jam     jam
@@ -201,6 +239,19 @@ type frameMsg struct {
 	sess    *where
 	src     []string // the source lines of sess.pos, then of each leg's
 	stale   int      // leases older than the stale threshold
+
+	report    string // reqReport: the text report
+	reportErr error
+}
+
+// target is the time a slice or batch runs to from now: now + dt, but not
+// past the cap.
+func (r request) target(now float64) float64 {
+	t := now + r.dt
+	if r.capSet && t > r.capT {
+		t = math.Max(now, r.capT)
+	}
+	return t
 }
 
 // cmd returns the command that carries out r.
@@ -211,6 +262,8 @@ func (d *driver) cmd(r request) tea.Cmd {
 // do carries out r and returns the frame. It is what the command runs; tests
 // call it directly.
 func (d *driver) do(r request) frameMsg {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	f := frameMsg{kind: r.kind}
 	d.sim().TraceIterations(r.view.iters)
 	c := d.newChecker(r.view.breaks)
@@ -227,9 +280,13 @@ func (d *driver) do(r request) frameMsg {
 			}
 		}
 	case reqSlice:
-		_, f.hit = d.until(d.sim().Now()+r.dt, math.MaxUint64, c)
+		_, f.hit = d.until(r.target(d.sim().Now()), math.MaxUint64, c)
 	case reqBatch:
-		f.capped, f.hit = d.until(d.sim().Now()+r.dt, maxBatch, c)
+		if d.budget > 0 {
+			d.deadline = time.Now().Add(d.budget)
+		}
+		f.capped, f.hit = d.until(r.target(d.sim().Now()), maxBatch, c)
+		d.deadline = time.Time{}
 	case reqBack:
 		f.what = d.back(r.n)
 		f.back = true
@@ -252,6 +309,8 @@ func (d *driver) do(r request) frameMsg {
 				d.step()
 			}
 		})
+	case reqReport:
+		f.report, f.reportErr = reportText(d.sim())
 	case reqReverse:
 		var to uint64
 		to, f.hit = d.reverse(c)
@@ -261,6 +320,10 @@ func (d *driver) do(r request) frameMsg {
 		}
 	}
 	d.brkSessions = nil
+	if c != nil {
+		f.hitID = c.hitID
+	}
+	f.tour = r.tour
 	f.samples, d.samples = d.samples, nil
 	d.frame(&f, r.view)
 	return f
@@ -401,7 +464,8 @@ func (d *driver) seekTime(t float64) {
 func (d *driver) until(t float64, max uint64, c *checker) (bool, string) {
 	start := d.sim().Events()
 	for !d.sim().Done() && d.sim().NextTime() <= t {
-		if d.sim().Events()-start >= max {
+		n := d.sim().Events() - start
+		if n >= max || n&511 == 511 && !d.deadline.IsZero() && time.Now().After(d.deadline) {
 			return true, ""
 		}
 		d.step()

@@ -14,8 +14,15 @@ const (
 // chunks are never written again, so a frame can share them; the last
 // chunk is only appended to (a frame reads below its length), and a
 // truncation copies the chunk it cuts, so no frame ever sees a change.
+//
+// A chunk that no view has seen (it came and went within one request, as
+// at top speed, when a batch traces many times logKeep events) is used
+// again for new events: the log then allocates nothing.
 type eventLog struct {
 	chunks [][]interp.TraceEvent
+	born   []int // per chunk: the views taken before it began
+	views  int   // views taken
+	free   [][]interp.TraceEvent
 	total  uint64 // events ever added
 }
 
@@ -23,10 +30,19 @@ func (l *eventLog) add(e interp.TraceEvent) {
 	n := len(l.chunks)
 	if n == 0 || len(l.chunks[n-1]) == logChunk {
 		if n > logChunks {
+			if l.born[0] == l.views {
+				l.free = append(l.free, l.chunks[0][:0])
+			}
 			l.chunks[0] = nil
-			l.chunks = l.chunks[1:]
+			l.chunks, l.born = l.chunks[1:], l.born[1:]
 		}
-		l.chunks = append(l.chunks, make([]interp.TraceEvent, 0, logChunk))
+		var c []interp.TraceEvent
+		if k := len(l.free); k > 0 {
+			c, l.free = l.free[k-1], l.free[:k-1]
+		} else {
+			c = make([]interp.TraceEvent, 0, logChunk)
+		}
+		l.chunks, l.born = append(l.chunks, c), append(l.born, l.views)
 		n = len(l.chunks)
 	}
 	l.chunks[n-1] = append(l.chunks[n-1], e)
@@ -57,7 +73,7 @@ func (l *eventLog) truncate(n uint64) {
 		l.total -= uint64(len(c) - k)
 		if k == 0 {
 			l.chunks[len(l.chunks)-1] = nil
-			l.chunks = l.chunks[:len(l.chunks)-1]
+			l.chunks, l.born = l.chunks[:len(l.chunks)-1], l.born[:len(l.born)-1]
 			continue
 		}
 		cp := make([]interp.TraceEvent, k, logChunk)
@@ -69,6 +85,7 @@ func (l *eventLog) truncate(n uint64) {
 
 // view is a picture of the log that later changes do not touch.
 func (l *eventLog) view() logView {
+	l.views++
 	v := logView{chunks: make([][]interp.TraceEvent, len(l.chunks))}
 	for i, c := range l.chunks {
 		v.chunks[i] = c[:len(c):len(c)]

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/NimbleMarkets/ntcharts/sparkline"
@@ -9,12 +10,19 @@ import (
 	"github.com/serq/serq/model"
 )
 
-// gaugesPane draws an ntcharts sparkline per `gauge` of the program and
-// for the running means of the automatic ttft and response observes, over
-// simulated time from 0 to now: each column is the time average of its
-// span. Values come from every frame and from the samples the driver takes
-// while it runs many events, so a chart has a history however the run was
-// stepped. The current value closes each row.
+// gaugesPane draws an ntcharts sparkline per trend of the run, over
+// simulated time from 0 to now, each column the time average of its span:
+// first the coupling's automatic series (per leasing pool its leased units
+// and its oldest lease's age, per engine memory pool its used units and
+// its queue), then each `gauge` of the program, then the running mean of
+// each observe. Values come from every frame and from the samples the
+// driver takes while it runs many events, so a chart has a history however
+// the run was stepped. Each row ends with the value now and the chart's
+// scale: a pool's units against its cap, other charts from their least to
+// their greatest column.
+//
+// A chart is drawn again only when its columns change: ntcharts draws a
+// canvas cell by cell, which costs more than the rest of the screen.
 type gaugesPane struct {
 	st     *Styles
 	rows   []*gaugeRow
@@ -23,48 +31,115 @@ type gaugesPane struct {
 	sparkW int
 	sparkH int
 	now    float64
+	end    float64 // the charts' end time: chartEnd(now)
 	warmup float64
 	frame  *frameMsg
 }
 
-// gaugeRow is one chart: a gauge, or an observe's running mean.
+// gaugeRow is one chart.
 type gaugeRow struct {
 	name    string
-	gauge   int  // index into Snapshot.Gauges, or -1
-	observe int  // index into Snapshot.Observes, or -1
-	dur     bool // the value is a duration in seconds
+	gauge   int // index into Snapshot.Gauges, or -1
+	observe int // index into Snapshot.Observes, or -1
+	pool    int // index into Snapshot.Pools, or -1
+	field   poolField
+	dur     bool    // the value is a duration in seconds
+	cap     float64 // > 0: the chart's top is the pool's cap
 	hist    series
 	value   float64
 	spark   sparkline.Model
+	// The columns' heights and the top last drawn, and the chart's text
+	// then.
+	drawn []int
+	top   float64
+	lo    float64
+	// scaleHi is the greatest column drawn.
+	scaleHi float64
+	view    string
+	fresh   bool // drawn at the current size
 }
 
-const valueW = 10 // the value column
+type poolField int
+
+const (
+	fieldLeased poolField = iota
+	fieldOldest
+	fieldUsed
+	fieldQueued
+)
+
+const (
+	valueW = 10 // the value column
+	scaleW = 13 // the scale column
+)
 
 func newGaugesPane(st *Styles, p *model.Program, warmup float64) *gaugesPane {
 	gp := &gaugesPane{st: st, warmup: warmup}
-	for i, g := range p.Gauges {
-		gp.rows = append(gp.rows, &gaugeRow{name: g.Name, gauge: i, observe: -1})
+	leasing := map[int]bool{}
+	for _, i := range leasingPools(p) {
+		leasing[i] = true
+		label := p.Pools[i].Label
+		gp.rows = append(gp.rows,
+			&gaugeRow{name: label + " leased", gauge: -1, observe: -1, pool: i, field: fieldLeased, cap: poolCap(p, i)},
+			&gaugeRow{name: label + " oldest", gauge: -1, observe: -1, pool: i, field: fieldOldest, dur: true})
 	}
-	for _, name := range []string{"ttft", "response"} {
-		for i, o := range p.Observes {
-			if o == name {
-				gp.rows = append(gp.rows, &gaugeRow{name: name + " mean", gauge: -1, observe: i, dur: true})
+	// Engine memory pools: those that lease last (their queue is the
+	// prefill's, the decoders' the coupling's).
+	var engine []int
+	for _, k := range []bool{false, true} {
+		for _, i := range enginePools(p) {
+			if leasing[i] == k {
+				engine = append(engine, i)
 			}
 		}
+	}
+	for _, i := range engine {
+		label := p.Pools[i].Label
+		gp.rows = append(gp.rows,
+			&gaugeRow{name: label + " used", gauge: -1, observe: -1, pool: i, field: fieldUsed, cap: poolCap(p, i)},
+			&gaugeRow{name: label + " queue", gauge: -1, observe: -1, pool: i, field: fieldQueued})
+	}
+	for i, g := range p.Gauges {
+		gp.rows = append(gp.rows, &gaugeRow{name: g.Name, gauge: i, observe: -1, pool: -1})
+	}
+	for i, o := range p.Observes {
+		gp.rows = append(gp.rows, &gaugeRow{name: o + " mean", gauge: -1, observe: i, pool: -1, dur: o == "ttft" || o == "response"})
 	}
 	for _, r := range gp.rows {
 		r.value = math.NaN()
 		gp.labelW = max(gp.labelW, len(r.name))
 	}
-	gp.labelW = min(gp.labelW, 16)
+	gp.labelW = min(gp.labelW, 18)
 	return gp
 }
 
-func (p *gaugesPane) title() string { return "Gauges" }
+// enginePools are the pools that are an engine's memory.
+func enginePools(p *model.Program) []int {
+	var out []int
+	for i, pl := range p.Pools {
+		if pl.MemoryOf >= 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// poolCap is pool i's cap when finite, else 0.
+func poolCap(p *model.Program, i int) float64 {
+	if c := float64(p.Pools[i].Cap); c > 0 && !math.IsInf(c, 0) {
+		return c
+	}
+	return 0
+}
+
+func (p *gaugesPane) title() string { return "Trends" }
 
 func (p *gaugesPane) setSize(w, h int) {
+	if w == p.w && h == p.h {
+		return
+	}
 	p.w, p.h = w, h
-	p.sparkW = w - p.labelW - valueW - 2
+	p.sparkW = w - p.labelW - valueW - scaleW - 3
 	if p.sparkW < 4 {
 		p.sparkW = 0
 	}
@@ -73,6 +148,7 @@ func (p *gaugesPane) setSize(w, h int) {
 		p.sparkH = max(1, min(3, (h-1)/n))
 	}
 	for _, r := range p.rows {
+		r.fresh = false
 		if p.sparkW > 0 {
 			r.spark = sparkline.New(p.sparkW, p.sparkH, sparkline.WithNoAutoMaxValue(), sparkline.WithStyle(p.st.Spark))
 		}
@@ -95,12 +171,12 @@ func (p *gaugesPane) setFrame(f *frameMsg) {
 	}
 	for _, sm := range f.samples {
 		for _, r := range p.rows {
-			r.hist.add(sm.t, r.pick(sm.gauges, sm.means))
+			r.hist.add(sm.t, r.pick(&sm))
 		}
 	}
 	cur := sampleOf(f.snap)
 	for _, r := range p.rows {
-		r.value = r.pick(cur.gauges, cur.means)
+		r.value = r.pick(&cur)
 		r.hist.add(cur.t, r.value)
 	}
 	p.now = f.snap.Time
@@ -108,46 +184,143 @@ func (p *gaugesPane) setFrame(f *frameMsg) {
 }
 
 // pick returns the row's value among a sample's.
-func (r *gaugeRow) pick(gauges, means []float64) float64 {
+func (r *gaugeRow) pick(sm *sample) float64 {
 	switch {
-	case r.gauge >= 0 && r.gauge < len(gauges):
-		return gauges[r.gauge]
-	case r.observe >= 0 && r.observe < len(means):
-		return means[r.observe]
+	case r.gauge >= 0 && r.gauge < len(sm.gauges):
+		return sm.gauges[r.gauge]
+	case r.observe >= 0 && r.observe < len(sm.means):
+		return sm.means[r.observe]
+	case r.pool >= 0 && r.pool < len(sm.pools):
+		ps := sm.pools[r.pool]
+		switch r.field {
+		case fieldLeased:
+			return ps.leased
+		case fieldOldest:
+			return ps.oldest
+		case fieldUsed:
+			return ps.used
+		case fieldQueued:
+			return ps.queued
+		}
 	}
 	return math.NaN()
 }
 
-// redraw pushes every row's columns into its sparkline (retained mode:
-// drawn in Update, only shown in View).
+// redraw pushes the rows' columns into their sparklines (retained mode:
+// drawn in Update, only shown in View), for the rows whose columns or
+// size changed.
 func (p *gaugesPane) redraw() {
 	if p.sparkW == 0 {
 		return
 	}
+	p.end = chartEnd(p.now)
+	levels := 8 * p.sparkH
 	for _, r := range p.rows {
-		cols := r.hist.columns(p.sparkW, p.now)
-		top := 0.0
+		cols := r.hist.columns(p.sparkW, p.end)
+		// Columns after now have no value yet.
+		for i := range cols {
+			if float64(i)*p.end/float64(p.sparkW) >= p.now {
+				cols[i] = math.NaN()
+			}
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
 		for i, c := range cols {
-			if math.IsNaN(c) || c < 0 {
+			if math.IsNaN(c) {
 				cols[i] = 0
 				continue
 			}
-			top = math.Max(top, c)
+			lo, hi = math.Min(lo, c), math.Max(hi, c)
+			if c < 0 {
+				cols[i] = 0
+			}
 		}
-		if top == 0 {
+		if math.IsInf(lo, 1) {
+			lo, hi = 0, 0
+		}
+		top := hi
+		if top <= 0 {
 			top = 1
 		}
+		r.lo, r.scaleHi = lo, hi
+		// The chart is drawn again only when a column's height in eighths
+		// of a cell, or the top, changed.
+		q := make([]int, len(cols))
+		for i, c := range cols {
+			q[i] = int(math.Round(c / top * float64(levels)))
+		}
+		if r.fresh && top == r.top && equalInts(q, r.drawn) {
+			continue
+		}
+		r.drawn, r.top, r.fresh = q, top, true
 		r.spark.Clear()
 		r.spark.SetMax(top)
 		r.spark.PushAll(cols)
 		r.spark.Draw()
+		r.view = r.spark.View()
 	}
+}
+
+// scaleNum writes a count of units rounded, in three digits: 16, 812,
+// 5.28k, 160k, 1.5M.
+func scaleNum(x float64) string {
+	x = math.Round(x)
+	a := math.Abs(x)
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0) || a < 1000:
+		return fmtValue(x)
+	case a < 1e6:
+		return strconv.FormatFloat(x/1e3, 'g', 3, 64) + "k"
+	case a < 1e9:
+		return strconv.FormatFloat(x/1e6, 'g', 3, 64) + "M"
+	}
+	return strconv.FormatFloat(x/1e9, 'g', 3, 64) + "G"
+}
+
+// chartEnd is the time the charts end at: 1, 2 or 5 times a power of ten
+// seconds, the first not before now, so the columns keep their spans (and
+// the charts need no drawing) until the run passes it.
+func chartEnd(now float64) float64 {
+	if !(now > 0) {
+		return 1
+	}
+	e := math.Pow(10, math.Floor(math.Log10(now)))
+	for _, k := range []float64{1, 2, 5, 10} {
+		if k*e >= now {
+			return k * e
+		}
+	}
+	return 10 * e
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// scale is the row's scale: the chart runs from 0 (or its least column,
+// if below) to its greatest column; for a pool's units, against the cap.
+func (r *gaugeRow) scale() string {
+	if r.cap > 0 {
+		return scaleNum(math.Min(0, r.lo)) + "–" + scaleNum(r.scaleHi) + "/" + scaleNum(r.cap)
+	}
+	f := fmtValue
+	if r.dur {
+		f = fmtDur
+	}
+	return f(math.Min(0, r.lo)) + "–" + f(r.scaleHi)
 }
 
 func (p *gaugesPane) lines() []string {
 	st := p.st
 	if len(p.rows) == 0 {
-		return []string{st.Dim.Render("no gauge, and no ttft or response observe")}
+		return []string{st.Dim.Render("no trend: the program has no leasing or engine pool, gauge or observe")}
 	}
 	var out []string
 	for _, r := range p.rows {
@@ -166,25 +339,22 @@ func (p *gaugesPane) lines() []string {
 			out = append(out, label+" "+padLeft(val, max(0, p.w-p.labelW-1)))
 			continue
 		}
-		rows := strings.Split(r.spark.View(), "\n")
+		rows := strings.Split(r.view, "\n")
 		for i := 0; i < p.sparkH; i++ {
 			line := ""
 			if i < len(rows) {
 				line = rows[i]
 			}
-			l, v := strings.Repeat(" ", p.labelW), ""
+			l, v, sc := strings.Repeat(" ", p.labelW), "", ""
 			if i == 0 {
-				l = label
+				l, v, sc = label, val, r.scale()
 			}
-			if i == 0 {
-				v = val
-			}
-			out = append(out, l+" "+fit(line, p.sparkW)+" "+padLeft(v, valueW))
+			out = append(out, l+" "+fit(line, p.sparkW)+" "+padLeft(v, valueW)+" "+st.Dim.Render(fit(sc, scaleW)))
 		}
 	}
 	if p.sparkW > 0 {
-		left, right := "0 s", fmtDur(p.now)
-		mid := "time average per column"
+		left, right := "0 s", fmtDur(p.end)
+		mid := "now " + fmtDur(p.now) + " · time average per column"
 		gap := p.sparkW - len(left) - len([]rune(right))
 		axis := left + strings.Repeat(" ", max(1, gap)) + right
 		if gap > len(mid)+2 {

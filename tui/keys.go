@@ -31,6 +31,11 @@ type KeyMap struct {
 	Follow     key.Binding // f follows the selected session
 	Why        key.Binding // enter: why the selected session waits
 	Tail       key.Binding // G: the log's tail
+	Report     key.Binding // R: the report serq run prints
+	NextStop   key.Binding // > the tour's next stop
+	PrevStop   key.Binding // < its previous stop
+	Mark       key.Binding // m + letter marks the moment
+	Jump       key.Binding // ' + letter returns to it
 	Help       key.Binding
 	Quit       key.Binding
 }
@@ -64,6 +69,11 @@ func DefaultKeyMap() *KeyMap {
 		Follow:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow selected")),
 		Why:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "why selected waits")),
 		Tail:       key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G/end", "log tail")),
+		Report:     key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "report")),
+		NextStop:   key.NewBinding(key.WithKeys(">"), key.WithHelp(">", "next stop")),
+		PrevStop:   key.NewBinding(key.WithKeys("<"), key.WithHelp("<", "previous stop")),
+		Mark:       key.NewBinding(key.WithKeys("m"), key.WithHelp("m a", "mark as a")),
+		Jump:       key.NewBinding(key.WithKeys("'"), key.WithHelp("' a", "go to mark a")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
@@ -81,7 +91,7 @@ func (k *KeyMap) FullHelp() [][]key.Binding {
 		{k.Run, k.Step, k.Slice, k.Slices, k.Back, k.Reverse},
 		{k.Shrink, k.Grow, k.Faster, k.Slower, k.ResetSpeed},
 		{k.Command, k.Goto, k.Filter, k.Tail, k.Why, k.Follow},
-		{k.Panes, k.Deploy, k.Inspect, k.Focus, k.FocusBack, k.Up, k.Down},
-		{k.Restart, k.Help, k.Quit},
+		{k.Panes, k.Deploy, k.Inspect, k.Report, k.Focus, k.FocusBack, k.Up, k.Down},
+		{k.NextStop, k.PrevStop, k.Mark, k.Jump, k.Restart, k.Help, k.Quit},
 	}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/model"
@@ -131,19 +132,21 @@ func (p *leasesPane) lines() []string {
 			oldest = fmtDur(ps.Leases[0].Age)
 		}
 		wide := p.w >= 60
+		// The stale count comes first, so a narrow pane cuts the counts
+		// after it, never the warning.
 		stale := ""
 		if n := p.countStale(ps); n > 0 {
-			stale = " " + st.Warn.Render(fmt.Sprintf("⚠ %d stale", n))
+			stale = st.Warn.Render(fmt.Sprintf("⚠ %d stale", n)) + " "
 		}
 		if wide {
-			out = append(out, fmt.Sprintf("%s %s leased %s/%s · %s · oldest %s%s",
-				st.Label.Render(ps.Label), bar(st, 10, leased, 0, ps.Cap), fmtCount(leased), fmtCount(ps.Cap),
-				plural(len(ps.Leases), "lease", "leases"), oldest, stale))
+			out = append(out, fmt.Sprintf("%s %s%s leased %s/%s · %s · oldest %s",
+				st.Label.Render(ps.Label), stale, bar(st, 10, leased, 0, ps.Cap), fmtCount(leased), fmtCount(ps.Cap),
+				plural(len(ps.Leases), "lease", "leases"), oldest))
 		} else {
 			out = append(out,
-				fmt.Sprintf("%s %s %s/%s leased", st.Label.Render(ps.Label), bar(st, 6, leased, 0, ps.Cap),
+				fmt.Sprintf("%s %s%s %s/%s leased", st.Label.Render(ps.Label), stale, bar(st, 6, leased, 0, ps.Cap),
 					fmtShort(leased), fmtShort(ps.Cap)),
-				fmt.Sprintf("  %s · oldest %s%s", plural(len(ps.Leases), "lease", "leases"), oldest, stale))
+				fmt.Sprintf("  %s · oldest %s", plural(len(ps.Leases), "lease", "leases"), oldest))
 		}
 		for _, l := range ps.Leases {
 			flag := st.Dim.Render("·")
@@ -158,7 +161,8 @@ func (p *leasesPane) lines() []string {
 				mark = st.Warn.Render("●") + " "
 			}
 			p.rows, p.serial = append(p.rows, len(out)), append(p.serial, l.Session)
-			who := fmt.Sprintf("%s%s s%d t%d %s tok %s", mark, flag, l.Session, l.Turn, fmtCount(l.Units), fmtDur(l.Age))
+			who := fmt.Sprintf("%s%s s%d t%d %s tok %s since %s", mark, flag, l.Session, l.Turn, fmtCount(l.Units), fmtDur(l.Age),
+				fmtStart(l.Start))
 			if wide {
 				out = append(out, who+" → waits: "+l.Waits)
 			} else {
@@ -178,3 +182,6 @@ func (p *leasesPane) countStale(ps *interp.PoolSnap) int {
 	}
 	return n
 }
+
+// fmtStart writes a lease's start time: 48.3267 s.
+func fmtStart(t float64) string { return strconv.FormatFloat(t, 'f', 4, 64) + " s" }

@@ -93,3 +93,14 @@ func TestSeriesTruncate(t *testing.T) {
 		t.Errorf("truncate past the last sample changed it: %g = %g", s.t, s.v)
 	}
 }
+
+func TestScaleNum(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		want string
+	}{{0, "0"}, {16.45, "16"}, {812, "812"}, {5280, "5.28k"}, {19200, "19.2k"}, {160000, "160k"}, {1.5e6, "1.5M"}, {math.NaN(), "–"}} {
+		if got := scaleNum(c.x); got != c.want {
+			t.Errorf("scaleNum(%g) = %q, want %q", c.x, got, c.want)
+		}
+	}
+}

@@ -50,7 +50,8 @@ type Options struct {
 	Speed      float64 // simulated seconds per wall-clock second when running; 0 means 1
 	Slice      float64 // the time slice of → (s); 0 means 0.1
 
-	// TickEvery is the wall-clock period of the run loop; 0 means 1/30 s.
+	// TickEvery is the wall-clock period of the run loop; 0 means 1/20 s
+	// (20 frames a second: smooth for a clock and a chart, and cheap).
 	TickEvery time.Duration
 	// Tick schedules the next tick; nil means tea.Tick. Tests inject their
 	// own to send ticks by hand.
@@ -69,6 +70,15 @@ type Options struct {
 	// CheckpointEvery is the timeline's checkpoint spacing in events; 0
 	// means checkpointEvery.
 	CheckpointEvery uint64
+	// Arrivals, when > 0, stops the workload after exactly that many
+	// arrivals, as `serq run --arrivals` does.
+	Arrivals uint64
+	// Tour is a walk-through played with > and < (--tour), from LoadTour.
+	Tour *Tour
+	// BatchWall is the wall time a run-mode batch may take; 0 means
+	// batchBudget, < 0 no limit but maxBatch events (tests: the batches
+	// then do not depend on the machine's speed).
+	BatchWall time.Duration
 }
 
 // BreakError is a --break expression that does not compile: Err is a
@@ -102,12 +112,13 @@ const (
 	paneDeploy  // hidden at start
 	paneWhy     // hidden until enter or :why
 	paneSession // hidden until f or :follow
+	paneReport  // hidden until R
 	numPanes
 )
 
 // focusOrder is the order tab moves the focus in: the panes' order on the
 // screen, top to bottom and left to right.
-var focusOrder = [numPanes]int{paneLeases, paneKV, paneNIC, paneGauges, paneWhy, paneSession, paneDeploy, paneLog}
+var focusOrder = [numPanes]int{paneLeases, paneKV, paneNIC, paneGauges, paneWhy, paneSession, paneDeploy, paneReport, paneLog}
 
 // topPane reports whether pane i is one of those laid out two to a row.
 func topPane(i int) bool { return i < paneLog || i == paneWhy || i == paneSession }
@@ -178,6 +189,15 @@ type Model struct {
 	hist    []string
 	histAt  int
 	footH   int // the footer's height at the last layout
+
+	noLeases *leasesPane // the Leases pane when the Stations pane has its place
+
+	viewCache string // the screen as View last drew it
+	viewOK    bool   // and still current
+
+	tour    *tourState    // the tour played, nil for none
+	marks   map[rune]mark // m + letter
+	pending rune          // 'm' or '\'' waiting for its letter; 0 for none
 }
 
 type rect struct{ w, h int }
@@ -194,7 +214,7 @@ func New(p *model.Program, opts Options) (*Model, error) {
 		opts.Slice = 0.1
 	}
 	if opts.TickEvery <= 0 {
-		opts.TickEvery = time.Second / 30
+		opts.TickEvery = time.Second / 20
 	}
 	if opts.Tick == nil {
 		opts.Tick = tea.Tick
@@ -213,12 +233,17 @@ func New(p *model.Program, opts Options) (*Model, error) {
 		m.breaks = append(m.breaks, breakpoint{id: m.nextID, kind: breakExpr, src: src, expr: e})
 		m.nextID++
 	}
-	d, err := newDriver(p, interp.Options{Horizon: opts.Horizon, Warmup: opts.Warmup, Seed: opts.Seed, Version: opts.Version, OpenTrace: safeio.OpenReader},
+	d, err := newDriver(p, interp.Options{Horizon: opts.Horizon, Warmup: opts.Warmup, Seed: opts.Seed, Version: opts.Version,
+		Arrivals: opts.Arrivals, OpenTrace: safeio.OpenReader},
 		opts.CheckpointEvery)
 	if err != nil {
 		return nil, err
 	}
 	m.drv = d
+	d.budget = opts.BatchWall
+	if d.budget == 0 {
+		d.budget = batchBudget
+	}
 	m.panes = [numPanes]pane{
 		newLeasesPane(st, p, opts.StaleAfter),
 		newKVPane(st),
@@ -228,9 +253,23 @@ func New(p *model.Program, opts Options) (*Model, error) {
 		newDeployPane(st, p),
 		newWhyPane(st),
 		newSessionPane(st),
+		newReportPane(st),
 	}
 	for i := range m.shown {
-		m.shown[i] = i != paneDeploy && i != paneWhy && i != paneSession
+		m.shown[i] = i != paneDeploy && i != paneWhy && i != paneSession && i != paneReport
+	}
+	// A program without leases or engine memory (a queueing network) has
+	// its stations and observes in those panes' places, and no NIC pane
+	// unless a stage is shared by flows.
+	if len(leasingPools(p)) == 0 {
+		m.noLeases = m.leasesPane()
+		m.panes[paneLeases] = newStationsPane(st)
+	}
+	if len(enginePools(p)) == 0 {
+		m.panes[paneKV] = newObservesPane(st, opts.Warmup)
+	}
+	if !hasShared(p) {
+		m.shown[paneNIC] = false
 	}
 	m.cmd = textinput.New()
 	m.cmd.Prompt = ":"
@@ -242,21 +281,27 @@ func New(p *model.Program, opts Options) (*Model, error) {
 		m.setFollow(opts.Follow)
 	}
 	m.drv, m.flash = d, ""
+	if opts.Tour != nil && len(opts.Tour.Stops) > 0 {
+		m.tour = newTourState(opts.Tour)
+		m.flash = fmt.Sprintf("tour: %d stops, > goes to the first", len(opts.Tour.Stops))
+	}
 	return m, nil
 }
 
 // Run runs the TUI on the terminal until the user quits. NO_COLOR (and
 // CLICOLOR) drop every colour; the screen means the same without them.
-func Run(p *model.Program, opts Options, popts ...tea.ProgramOption) error {
+//
+// It returns the model as the user left it (for its ReportText).
+func Run(p *model.Program, opts Options, popts ...tea.ProgramOption) (*Model, error) {
 	if termenv.EnvNoColor() {
 		lipgloss.SetColorProfile(termenv.Ascii)
 	}
 	m, err := New(p, opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	_, err = tea.NewProgram(m, popts...).Run()
-	return err
+	return m, err
 }
 
 // Init takes the first picture of the run (at --at's event, if given).
@@ -269,6 +314,10 @@ func (m *Model) Init() tea.Cmd {
 
 // Update handles keys, sizes, ticks and the driver's frames.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, tick := msg.(tickMsg); !tick {
+		// A tick only starts a batch: the screen stays as it was.
+		m.viewOK = false
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -293,6 +342,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Batch(cmds...)
 		}
 		return m, m.key(msg)
+	case tea.MouseMsg:
+		return m, m.mouse(msg)
 	case tickMsg:
 		return m, m.tick(msg)
 	case frameMsg:
@@ -312,7 +363,21 @@ func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
 	m.flash = ""
 	m.msg = nil
+	if p := m.pending; p != 0 {
+		m.pending = 0
+		return m.markKey(p, msg)
+	}
 	switch {
+	case key.Matches(msg, k.NextStop):
+		return m.stopKey(1)
+	case key.Matches(msg, k.PrevStop):
+		return m.stopKey(-1)
+	case key.Matches(msg, k.Mark):
+		m.pending = 'm'
+		m.flash = "mark: a letter names this moment"
+	case key.Matches(msg, k.Jump):
+		m.pending = '\''
+		m.flash = "go to mark: its letter"
 	case key.Matches(msg, k.Command):
 		m.openCmd(":", "")
 	case key.Matches(msg, k.Goto):
@@ -404,6 +469,18 @@ func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
 		m.toggle(paneWhy + int(msg.String()[0]-'7'))
 	case key.Matches(msg, k.Deploy):
 		m.toggle(paneDeploy)
+	case key.Matches(msg, k.Report):
+		rp := m.panes[paneReport].(*reportPane)
+		if m.shown[paneReport] && rp.has && m.frame != nil && rp.events == m.frame.snap.Events {
+			m.toggle(paneReport)
+			return nil
+		}
+		if !m.shown[paneReport] {
+			m.toggle(paneReport)
+		}
+		m.focus = paneReport
+		m.flash = "the report serq run prints, as of now"
+		return m.enqueue(request{kind: reqReport})
 	case key.Matches(msg, k.Focus):
 		m.cycleFocus(1)
 	case key.Matches(msg, k.FocusBack):
@@ -431,6 +508,52 @@ func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
 			step = -step // the log's offset counts from its end
 		}
 		m.offset[m.focus] = max(0, m.offset[m.focus]+step)
+	}
+	return nil
+}
+
+// paneAt is the visible pane at screen cell (x, y), -1 for none.
+func (m *Model) paneAt(x, y int) int {
+	top := 1 // the status bar
+	for _, row := range m.rows {
+		h := m.rects[row[0]].h
+		if y >= top && y < top+h {
+			left := 0
+			for _, i := range row {
+				if x >= left && x < left+m.rects[i].w {
+					return i
+				}
+				left += m.rects[i].w
+			}
+			return -1
+		}
+		top += h
+	}
+	return -1
+}
+
+// mouse focuses the pane clicked and scrolls the pane under the pointer
+// on the wheel, three lines a notch.
+func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	if m.cmdOpen {
+		return nil
+	}
+	i := m.paneAt(msg.X, msg.Y)
+	if i < 0 {
+		return nil
+	}
+	switch {
+	case msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft:
+		m.focus = i
+	case msg.Button == tea.MouseButtonWheelUp || msg.Button == tea.MouseButtonWheelDown:
+		step := 3
+		if msg.Button == tea.MouseButtonWheelUp {
+			step = -3
+		}
+		if i == paneLog {
+			step = -step // the log's offset counts from its end
+		}
+		m.offset[i] = max(0, m.offset[i]+step)
 	}
 	return nil
 }
@@ -480,6 +603,9 @@ func (m *Model) pause() {
 	if m.running {
 		m.running = false
 		m.gen++
+	}
+	if m.tour != nil {
+		m.tour.going = -1
 	}
 }
 
@@ -538,6 +664,12 @@ func (m *Model) dispatch() tea.Cmd {
 	m.busy, m.inflight = true, r.kind
 	r.view = viewReq{breaks: append([]breakpoint(nil), m.breaks...), why: m.whyPane().serial,
 		follow: m.follow, stale: m.stale, iters: m.iters}
+	if b, ok := m.tourBreak(r); ok && (r.kind == reqBatch || r.kind == reqSlice) {
+		r.view.breaks = append(r.view.breaks, b)
+	}
+	if r.kind == reqBatch {
+		m.tourCap(&r)
+	}
 	return m.drv.cmd(r)
 }
 
@@ -548,11 +680,14 @@ func (m *Model) apply(f frameMsg) tea.Cmd {
 	for _, p := range m.panes {
 		p.setFrame(&f)
 	}
+	var next tea.Cmd
 	if f.kind == reqBatch {
 		m.lag = f.capped || m.skipped
 		m.skipped = false
 	}
 	switch {
+	case f.hit != "" && f.hitID < 0:
+		// a tour's stop: tourFrame arrives there
 	case f.hit != "":
 		m.pause()
 		m.queue = nil
@@ -560,11 +695,20 @@ func (m *Model) apply(f frameMsg) tea.Cmd {
 	case f.kind == reqReverse && !f.found:
 		m.flash = "no earlier event where a breakpoint became true"
 	}
+	tc := m.tourFrame(&f)
 	if m.over() {
 		m.pause()
+		if rp := m.panes[paneReport].(*reportPane); m.shown[paneReport] && f.kind != reqReport && (!rp.has || rp.events != f.snap.Events) {
+			tc = tea.Batch(tc, m.enqueue(request{kind: reqReport}))
+		}
 	}
 	m.relayout()
-	return m.dispatch()
+	if f.kind == reqBatch && f.capped && m.running && !m.busy && len(m.queue) == 0 {
+		// The run lags the clock: the next batch starts as soon as this
+		// frame lands, not at the next tick.
+		next = m.enqueue(request{kind: reqBatch, dt: m.speed * m.opts.TickEvery.Seconds()})
+	}
+	return tea.Batch(tc, next, m.dispatch())
 }
 
 // over reports whether the run can go no further.
@@ -616,6 +760,9 @@ func (m *Model) layout() {
 	if m.shown[paneDeploy] {
 		m.rows = append(m.rows, []int{paneDeploy})
 	}
+	if m.shown[paneReport] {
+		m.rows = append(m.rows, []int{paneReport})
+	}
 	if m.shown[paneLog] {
 		m.rows = append(m.rows, []int{paneLog})
 	}
@@ -633,7 +780,7 @@ func (m *Model) layout() {
 		logH = max(5, body/4)
 	}
 	weight := func(r int) int {
-		if m.rows[r][0] == paneDeploy {
+		if i := m.rows[r][0]; i == paneDeploy || i == paneReport {
 			return 2
 		}
 		return 1
@@ -663,18 +810,48 @@ func (m *Model) layout() {
 	}
 }
 
-// helpView is the short or full help, cut to the width (bubbles' help can
-// overflow a narrow screen).
+// helpView is the short help cut to the width, or the full help with its
+// groups packed in as many rows as the width needs, so every key shows on
+// any screen (bubbles' help puts every group side by side and cuts them).
 func (m *Model) helpView() string {
-	lines := strings.Split(m.help.View(m.keys), "\n")
+	if !m.help.ShowAll {
+		return fit(m.help.ShortHelpView(m.keys.ShortHelp()), m.width)
+	}
+	h := m.help
+	h.Width = 0 // measure uncut
+	var rows []string
+	var row [][]key.Binding
+	flush := func() {
+		if len(row) > 0 {
+			rows = append(rows, h.FullHelpView(row))
+			row = nil
+		}
+	}
+	for _, g := range m.keys.FullHelp() {
+		try := append(append([][]key.Binding(nil), row...), g)
+		if len(row) > 0 && lipgloss.Width(h.FullHelpView(try)) > m.width {
+			flush()
+		}
+		row = append(row, g)
+	}
+	flush()
+	lines := strings.Split(strings.Join(rows, "\n"), "\n")
 	for i, l := range lines {
-		lines[i] = fit(l, m.width)
+		lines[i] = fit(strings.TrimRight(l, " "), m.width)
 	}
 	return strings.Join(lines, "\n")
 }
 
-// View draws the screen.
+// View draws the screen, or returns it as drawn when no message but a
+// tick came since (Bubble Tea asks for it after every message).
 func (m *Model) View() string {
+	if !m.viewOK {
+		m.viewCache, m.viewOK = m.view(), true
+	}
+	return m.viewCache
+}
+
+func (m *Model) view() string {
 	if m.width == 0 {
 		return ""
 	}
@@ -796,7 +973,15 @@ func (m *Model) edge(left, fill, right, label string, cw int, bs lipgloss.Style)
 	return bs.Render(left+fill) + label + bs.Render(strings.Repeat(fill, cw-1-lw)+right)
 }
 
-func (m *Model) leasesPane() *leasesPane   { return m.panes[paneLeases].(*leasesPane) }
+// leasesPane is the Leases pane; in a program without one (the Stations
+// pane in its place), a Leases pane of no pool that is never shown.
+func (m *Model) leasesPane() *leasesPane {
+	if lp, ok := m.panes[paneLeases].(*leasesPane); ok {
+		return lp
+	}
+	return m.noLeases
+}
+
 func (m *Model) logPane() *logPane         { return m.panes[paneLog].(*logPane) }
 func (m *Model) whyPane() *whyPane         { return m.panes[paneWhy].(*whyPane) }
 func (m *Model) sessionPane() *sessionPane { return m.panes[paneSession].(*sessionPane) }
@@ -933,6 +1118,7 @@ func (m *Model) footerView() string {
 	if strip := m.watchStrip(); strip != "" {
 		out = append(out, fit(strip, m.width))
 	}
+	out = append(out, m.captionView()...)
 	for _, l := range m.msg {
 		st := m.st.Dim
 		if strings.HasPrefix(l, "⏹") {

@@ -65,6 +65,7 @@ func newModel(t *testing.T, opts Options, w, h int) (*Model, *harness) {
 		opts.Seed = 1
 	}
 	opts.Tick = handTicks
+	opts.BatchWall = -1
 	opts.Title = "llmd_nixl_pull.sq"
 	m, err := New(seed(t), opts)
 	if err != nil {
@@ -332,7 +333,7 @@ func TestPanesAndFocus(t *testing.T) {
 	if m.shown[paneNIC] || m.focus != paneGauges {
 		t.Errorf("3: shown %v, focus %d; want NIC hidden and the focus moved on", m.shown[paneNIC], m.focus)
 	}
-	if v := m.View(); strings.Contains(v, "NIC flows") || !strings.Contains(v, "▶ 4 Gauges") {
+	if v := m.View(); strings.Contains(v, "NIC flows") || !strings.Contains(v, "▶ 4 Trends") {
 		t.Errorf("3: the view still has the NIC pane or lacks the focus mark:\n%s", v)
 	}
 	hs.press("1", "2", "4", "5")
@@ -391,12 +392,13 @@ func TestViewGolden(t *testing.T) {
 	}{
 		{"80x24", 80, 24, ""},
 		{"160x48", 160, 48, ""},
+		{"200x60", 200, 60, ""},
 		{"160x48_deploy", 160, 48, "6"},
 		{"160x48_deploy_only", 160, 48, "612345"},
 		{"80x24_deploy_only", 80, 24, "612345"},
 	} {
 		t.Run(sz.name, func(t *testing.T) {
-			m, hs := newModel(t, Options{Warmup: 20, Speed: 15}, sz.w, sz.h)
+			m, hs := newModel(t, Options{Warmup: 20, Speed: 15, TickEvery: time.Second / 30}, sz.w, sz.h)
 			hs.press("space") // 0.5 s a tick
 			for m.now() < 47.5 {
 				hs.deliver()
@@ -548,15 +550,15 @@ func TestLeasesPaneStale(t *testing.T) {
 	}
 	i := leasingPools(seed(t))[0]
 	snap.Pools[i].Leases = []interp.LeaseSnap{
-		{Session: 17, Turn: 3, Units: 2048, Age: 2.5, Waits: "queued at D.kv[1]"},
-		{Session: 18, Turn: 1, Units: 512, Age: 0.25, Waits: "on P.nic[0] + D.nic[1]"},
+		{Session: 17, Turn: 3, Units: 2048, Start: 1.25, Age: 2.5, Waits: "queued at D.kv[1]"},
+		{Session: 18, Turn: 1, Units: 512, Start: 3.5, Age: 0.25, Waits: "on P.nic[0] + D.nic[1]"},
 	}
 	p.setFrame(&frameMsg{snap: snap})
 	got := strings.Join(p.lines(), "\n")
 	for _, want := range []string{
-		"P.kv[0] █░░░░░░░░░ leased 2,560/160,000 · 2 leases · oldest 2.50 s ⚠ 1 stale",
-		"⚠ STALE s17 t3 2,048 tok 2.50 s → waits: queued at D.kv[1]",
-		"· s18 t1 512 tok 250.0 ms → waits: on P.nic[0] + D.nic[1]",
+		"P.kv[0] ⚠ 1 stale █░░░░░░░░░ leased 2,560/160,000 · 2 leases · oldest 2.50 s",
+		"⚠ STALE s17 t3 2,048 tok 2.50 s since 1.2500 s → waits: queued at D.kv[1]",
+		"· s18 t1 512 tok 250.0 ms since 3.5000 s → waits: on P.nic[0] + D.nic[1]",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("leases pane lacks %q:\n%s", want, got)

@@ -108,7 +108,7 @@ var usages = map[string]string{
 	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--trace F] [--set name=expr]... " +
 		"[--def name=expr]... [--json] [--dump DIR] [--plot DIR] [--max-live N] [-- --name value ...]",
 	"tui": "serq tui FILE [--horizon T] [--warmup T] [--seed N] [--break EXPR]... [--stale T] [--at T] " +
-		"[--follow N] [--screenshot PATH [--size WxH]] [--set name=expr]... [--def name=expr]... [-- --name value ...]",
+		"[--follow N] [--arrivals N] [--tour F] [--record F.cast] [--report] [--screenshot PATH [--size WxH]] [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"draw": "serq draw FILE [--format svg|txt|tikz] [--standalone] [--out PATH] [--set name=expr]... " +
 		"[--def name=expr]... [-- --name value ...]",
 	"target": "serq target FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
@@ -188,6 +188,10 @@ type tuiCmd struct {
 	Follow       *string  `placeholder:"N" help:"Follow session N from the start."`
 	Size         *string  `placeholder:"WxH" help:"The screen size of --screenshot (default 160x48)."`
 	Screenshot   *string  `placeholder:"PATH" help:"Render the screen at --at T, or where the first --break stops (at the horizon if none does), to PATH as text (.txt) or SVG (.svg), and exit; needs no terminal."`
+	Arrivals     *string  `placeholder:"N" help:"Stop after exactly N arrivals, then drain their sessions (as serq run)."`
+	Tour         *string  `placeholder:"F" help:"Play the walk-through F (YAML): > and < go to its next and previous stop."`
+	Record       *string  `placeholder:"F.cast" help:"Record the session as an asciinema v2 cast in F.cast, to replay in any asciinema player."`
+	Report       bool     `help:"Print the report serq run prints, of the run where the TUI left it, on quit."`
 }
 
 // settings are validated run settings.
@@ -631,6 +635,19 @@ func (c *tuiCmd) Run(e *env) error {
 	}
 	opts := tui.Options{Horizon: horizon, Warmup: s.warmup, Seed: s.seed, Version: version, Title: filepath.Base(c.File),
 		Breaks: c.Break}
+	if c.Arrivals != nil {
+		if opts.Arrivals, err = parseCount(*c.Arrivals); err != nil || opts.Arrivals == 0 {
+			return usagef("invalid value `%s` for --arrivals; expected a positive integer", *c.Arrivals)
+		}
+	}
+	if c.Tour != nil {
+		t, err := tui.LoadTour(*c.Tour, prog, horizon)
+		if err != nil {
+			src, _ := os.ReadFile(*c.Tour)
+			return &loadError{file: *c.Tour, err: err, sources: map[string][]byte{*c.Tour: src}}
+		}
+		opts.Tour = t
+	}
 	w, h, err := c.debugFlags(&opts)
 	if err != nil {
 		return err
@@ -657,12 +674,47 @@ func (c *tuiCmd) Run(e *env) error {
 		}
 		return errors.New("stdout is not a terminal: the TUI needs one (serq run prints a report anywhere)")
 	}
-	return c.breakError(runTUI(func(ctx context.Context) error {
+	var term io.Writer = out
+	var cast *tui.Cast
+	if c.Record != nil {
+		f, err := os.Create(*c.Record)
+		if err != nil {
+			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Record, unwrapPath(err))}
+		}
+		defer f.Close()
+		w, h := tui.TerminalSize(out)
+		if cast, err = tui.NewCast(f, w, h, "serq tui "+filepath.Base(c.File), nil); err != nil {
+			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Record, unwrapPath(err))}
+		}
+		term = tui.Record(out, cast)
+	}
+	var m *tui.Model
+	err = runTUI(func(ctx context.Context) error {
 		// runTUI alone handles the signals: Bubble Tea's own handler, sending
 		// to a program that the context has just stopped, could block its
 		// shutdown.
-		return tui.Run(prog, opts, tea.WithAltScreen(), tea.WithOutput(out), tea.WithContext(ctx), tea.WithoutSignalHandler())
-	}))
+		var err error
+		m, err = tui.Run(prog, opts, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithOutput(term), tea.WithContext(ctx), tea.WithoutSignalHandler())
+		return err
+	})
+	if cast != nil {
+		cast.Flush()
+		if cerr := cast.Err(); cerr != nil && err == nil {
+			err = &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Record, unwrapPath(cerr))}
+		}
+	}
+	if err != nil {
+		return c.breakError(err)
+	}
+	if c.Report && m != nil {
+		text, err := m.ReportText()
+		if err != nil {
+			return &loadError{file: c.File, err: err}
+		}
+		_, err = io.WriteString(e.stdout, text)
+		return err
+	}
+	return nil
 }
 
 // debugFlags checks the debugger's flags into opts and returns the
@@ -1034,7 +1086,7 @@ func caretIndent(line string, col int) string {
 var instanceSettings = map[string][]string{
 	"run": {"horizon", "warmup", "seed", "arrivals"},
 	"ir":  {"horizon", "warmup", "seed", "arrivals"},
-	"tui": {"horizon", "warmup", "seed"},
+	"tui": {"horizon", "warmup", "seed", "arrivals"},
 }
 
 // expandInstances replaces each `--instance F` by the flags it stands for,

@@ -45,7 +45,10 @@ func TestTUIRestoresTheTerminalOnSignals(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			out := make(chan []byte, 1)
+			// Room for all it writes: a reader blocked on a full channel would
+			// stop reading the pty, and serq, blocked writing its last frame,
+			// could not stop.
+			out := make(chan []byte, 1<<14)
 			var seen bytes.Buffer
 			go func() {
 				buf := make([]byte, 4096)

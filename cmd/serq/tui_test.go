@@ -12,13 +12,17 @@ import (
 )
 
 const tuiUsage = "usage: serq tui FILE [--horizon T] [--warmup T] [--seed N] [--break EXPR]... [--stale T] [--at T] " +
-	"[--follow N] [--screenshot PATH [--size WxH]] [--set name=expr]... [--def name=expr]... [-- --name value ...]\n"
+	"[--follow N] [--arrivals N] [--tour F] [--record F.cast] [--report] [--screenshot PATH [--size WxH]] [--set name=expr]... [--def name=expr]... [-- --name value ...]\n"
 
 // TestTuiFlags checks the debugger's flags: bad values are usage errors
 // (exit 2), a --break that does not compile is exit 1 with its caret.
 func TestTuiFlags(t *testing.T) {
 	f := writeProgram(t, "ok.sq", minimal)
 	png := filepath.Join(t.TempDir(), "x.png")
+	tour := filepath.Join(t.TempDir(), "t.yaml")
+	if err := os.WriteFile(tour, []byte("stops:\n  - at: 2\n    caption: hi\n  - at: 20\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args []string
 		code int
@@ -33,6 +37,9 @@ func TestTuiFlags(t *testing.T) {
 		{[]string{"tui", f, "--size", "100x30"}, 2, "error: --size applies to --screenshot\nhelp: add --screenshot screen.txt\n" + tuiUsage},
 		{[]string{"tui", f, "--size", "10x10", "--screenshot", "a.txt"}, 2, "error: invalid value `10x10` for --size; expected WxH, at least 64x20\nhelp: use --size 160x48\n" + tuiUsage},
 		{[]string{"tui", f, "--screenshot", "a.txt"}, 2, "error: --screenshot without --at runs to the horizon: it needs --horizon T\nhelp: add --horizon 100, or --at T\n" + tuiUsage},
+		{[]string{"tui", f, "--horizon", "10", "--tour", tour}, 1, tour + ":4:9: at 20 is past the horizon 10\n |   - at: 20\n |         ^\n" +
+			"hint: the run ends at the horizon 10: give a --horizon past it, or an earlier time\n"},
+		{[]string{"tui", f, "--arrivals", "0"}, 2, "error: invalid value `0` for --arrivals; expected a positive integer\n" + tuiUsage},
 		{[]string{"tui", f, "--at", "1", "--screenshot", png}, 2, "error: invalid value `" + png + "` for --screenshot; expected a .txt or .svg path\nhelp: use --screenshot screen.txt\n" + tuiUsage},
 	}
 	for _, tt := range tests {
