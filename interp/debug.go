@@ -461,6 +461,16 @@ type SessionSnap struct {
 	Waits  string    // what it waits for, as the Leases pane says it
 	Pos    model.Pos // the statement it is at
 	Legs   []LegSnap // its live fork legs
+	Run    *RunSnap  // its engine run, nil when it has none
+}
+
+// RunSnap is a session's run on an engine: prefill or decode, the tokens
+// asked and the tokens left.
+type RunSnap struct {
+	Engine string
+	Mode   string // prefill or decode
+	Tokens float64
+	Left   float64
 }
 
 // LegSnap is where a fork leg is.
@@ -477,6 +487,15 @@ func (s *Sim) Session(serial uint64) *SessionSnap {
 		return nil
 	}
 	out := &SessionSnap{Serial: ss.serial, Turn: int(ss.attrs[s.p.Builtin.TurnNo]), Waits: s.waits(ss), Pos: stmtPos(ss)}
+	for _, t := range append([]*session{ss}, s.legsOf(ss)...) {
+		if j := &t.job; j.stage >= 0 && j.mode != model.ModeNone && out.Run == nil {
+			mode := "prefill"
+			if j.mode == model.ModeDecode {
+				mode = "decode"
+			}
+			out.Run = &RunSnap{Engine: s.stages[j.stage].m.Label, Mode: mode, Tokens: j.work, Left: j.rem}
+		}
+	}
 	for _, l := range s.legsOf(ss) {
 		out.Legs = append(out.Legs, LegSnap{Leg: l.legID, Waits: s.waitsOne(l), Pos: stmtPos(l)})
 	}

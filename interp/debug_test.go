@@ -135,3 +135,26 @@ func TestWhyHolders(t *testing.T) {
 		t.Errorf("jam %+v, want none", j)
 	}
 }
+
+// A session decoding on an engine says so, with the tokens asked and left;
+// a queued one has no run.
+func TestSessionRun(t *testing.T) {
+	p := loadExample(t, "pd-disaggregation/llmd_nixl_pull.sq", nil)
+	s, err := interp.New(p, interp.Options{Horizon: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Session 2 decodes 205 tokens on D[0] from t = 0.7162 to 0.7585
+	// (trace_events_test.go's story).
+	s.RunUntil(0.74)
+	ss := s.Session(2)
+	if ss == nil || ss.Run == nil {
+		t.Fatalf("session 2 at t=0.74: %+v", ss)
+	}
+	if r := ss.Run; r.Engine != "D[0]" || r.Mode != "decode" || r.Tokens != 205 || !(r.Left > 0 && r.Left < 205) {
+		t.Errorf("session 2's run: %+v, want decode on D[0] of 205 tokens, some left", r)
+	}
+	if s.Session(99) != nil {
+		t.Error("a session not yet arrived is live")
+	}
+}

@@ -51,6 +51,7 @@ type where struct {
 	waits string
 	pos   model.Pos
 	legs  []legWhere
+	run   *interp.RunSnap // its engine run: tokens done and left
 }
 
 type legWhere struct {
@@ -65,7 +66,7 @@ func sessionAt(s *interp.Sim, serial uint64) *where {
 	if ss == nil {
 		return nil
 	}
-	w := &where{turn: ss.Turn, waits: ss.Waits, pos: ss.Pos}
+	w := &where{turn: ss.Turn, waits: ss.Waits, pos: ss.Pos, run: ss.Run}
 	for _, l := range ss.Legs {
 		w.legs = append(w.legs, legWhere{leg: l.Leg, waits: l.Waits, pos: l.Pos})
 	}

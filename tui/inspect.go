@@ -85,6 +85,10 @@ func (p *sessionPane) lines() []string {
 	if s := f.sess; s != nil {
 		out = append(out, st.Label.Render("now")+fmt.Sprintf(" turn %d · waits: %s", s.turn, orDash(s.waits)))
 		out = append(out, "  at "+posLine(s.pos, srcAt(f.src, 0)))
+		if r := s.run; r != nil {
+			out = append(out, fmt.Sprintf("  %s on %s: %s of %s tokens done, %s left", r.Mode, r.Engine,
+				fmtCount(r.Tokens-r.Left), fmtCount(r.Tokens), fmtCount(r.Left)))
+		}
 		for i, l := range s.legs {
 			out = append(out, fmt.Sprintf("  leg %d waits: %s", l.leg, orDash(l.waits)))
 			out = append(out, "    at "+posLine(l.pos, srcAt(f.src, i+1)))
