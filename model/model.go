@@ -307,9 +307,22 @@ type Workload struct {
 	Arg     *Expr       `json:"arg,omitempty"` // rate, gap or count
 	Trace   string      `json:"trace,omitempty"`
 	Ordered bool        `json:"ordered,omitempty"`
-	Init    *Block      `json:"init"`
-	Turn    *Block      `json:"turn"`
-	Session *Block      `json:"session"` // ends with an implicit End
+	// Sessions is an ordered trace written into the IR (`serq ir
+	// --inline-trace`): session i replays Sessions[i mod len], as it would
+	// the CSV's i-th recorded session. Set only with Ordered and no Trace.
+	Sessions [][]TraceTurn `json:"sessions,omitempty"`
+	Init     *Block        `json:"init"`
+	Turn     *Block        `json:"turn"`
+	Session  *Block        `json:"session"` // ends with an implicit End
+}
+
+// TraceTurn is one recorded turn of a trace: the attributes its `turn;`
+// sets (forced is 0 where the CSV has no forced column).
+type TraceTurn struct {
+	New    F64 `json:"new"`
+	Out    F64 `json:"out"`
+	Think  F64 `json:"think"`
+	Forced F64 `json:"forced"`
 }
 
 // Gauge is `gauge NAME = e;`.

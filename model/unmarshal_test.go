@@ -309,6 +309,20 @@ func TestValidate(t *testing.T) {
 		{"attribute in a renewal gap", func(p *model.Program) {
 			p.Workload.Arrive, p.Workload.Arg = model.ArriveRenewal, &model.Expr{Op: model.EAttr, Slot: 5}
 		}, "ir: workload.arg: attribute 5 is read in the arrival process, where there is no session"},
+		{"inlined sessions", func(p *model.Program) {
+			p.Workload.Ordered, p.Workload.Sessions = true, [][]model.TraceTurn{{{New: 1, Out: 2, Think: 3}}}
+		}, ""},
+		{"inlined sessions and a trace", func(p *model.Program) {
+			p.Workload.Ordered, p.Workload.Trace, p.Workload.Sessions = true, "t.csv", [][]model.TraceTurn{{{New: 1}}}
+		}, `ir: workload.sessions: inlined sessions replace the trace: a workload has not both (trace "t.csv")`},
+		{"inlined sessions unordered", func(p *model.Program) { p.Workload.Sessions = [][]model.TraceTurn{{{New: 1}}} },
+			"ir: workload.sessions: inlined sessions are replayed in order: the workload must be ordered"},
+		{"inlined session without turns", func(p *model.Program) {
+			p.Workload.Ordered, p.Workload.Sessions = true, [][]model.TraceTurn{{{New: 1}}, {}}
+		}, "ir: workload.sessions[1]: a recorded session has at least one turn"},
+		{"inlined NaN", func(p *model.Program) {
+			p.Workload.Ordered, p.Workload.Sessions = true, [][]model.TraceTurn{{{New: 1}, {Think: model.F64(math.NaN())}}}
+		}, "ir: workload.sessions[0][1].think: not a number"},
 		{"init sets a missing attribute", func(p *model.Program) { p.Workload.Init.Stmts[0].Slot = -1 },
 			"ir: workload.init.stmts[0]: slot -1 is no attribute (the program has 8)"},
 		{"distribution arity", func(p *model.Program) {

@@ -419,6 +419,7 @@ func (v *validator) workload() {
 	if w.Trace != "" && !strings.HasSuffix(w.Trace, ".csv") {
 		v.failf("workload.trace", "a trace is a .csv file, not %q", w.Trace)
 	}
+	v.traceSessions(w)
 	for _, b := range []struct {
 		name string
 		b    *Block
@@ -842,4 +843,34 @@ func slotName(e *Expr) string {
 		return fmt.Sprintf("%d (`%s`)", e.Slot, e.Name)
 	}
 	return strconv.Itoa(e.Slot)
+}
+
+// traceSessions checks an inlined trace: replayed in order, instead of a
+// trace file, every recorded session with a turn and no NaN.
+func (v *validator) traceSessions(w *Workload) {
+	if len(w.Sessions) == 0 {
+		return
+	}
+	if w.Trace != "" {
+		v.failf("workload.sessions", "inlined sessions replace the trace: a workload has not both (trace %q)", w.Trace)
+	}
+	if !w.Ordered {
+		v.failf("workload.sessions", "inlined sessions are replayed in order: the workload must be ordered")
+	}
+	for i, turns := range w.Sessions {
+		path := fmt.Sprintf("workload.sessions[%d]", i)
+		if len(turns) == 0 {
+			v.failf(path, "a recorded session has at least one turn")
+		}
+		for j, t := range turns {
+			for _, f := range []struct {
+				name string
+				x    F64
+			}{{"new", t.New}, {"out", t.Out}, {"think", t.Think}, {"forced", t.Forced}} {
+				if math.IsNaN(float64(f.x)) {
+					v.failf(fmt.Sprintf("%s[%d].%s", path, j, f.name), "not a number")
+				}
+			}
+		}
+	}
 }
