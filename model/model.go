@@ -199,7 +199,20 @@ type Pool struct {
 	ReserveHeld bool        `json:"reserve_held,omitempty"`
 	AdmitVia    int         `json:"admit_via"` // stage index of the admitting engine, -1 = settle time
 	MemoryOf    int         `json:"memory_of"` // stage index of the engine whose memory this is, -1
+	Spill       *Spill      `json:"spill,omitempty"`
 	Pos         Pos         `json:"pos"`
+}
+
+// Spill is `spill T via S (work) when (cond);`: units evicted from the
+// pool for which cond is 1 are written to the tier pool T, by a job of
+// work on the stage S. work and cond read the eviction's context (size,
+// age, last, waiting) and the entry's session.
+type Spill struct {
+	Tier  int   `json:"tier"`  // pool index
+	Stage int   `json:"stage"` // stage index: fifo, ps or delay, carrying no flows
+	Work  *Expr `json:"work"`
+	When  *Expr `json:"when"`
+	Pos   Pos   `json:"pos"`
 }
 
 // Engine is a step stage's scheduler.

@@ -289,6 +289,20 @@ func TestValidate(t *testing.T) {
 			p.Engines[0].Body[1].Then[0].While = &model.Expr{Op: model.EAttr, Slot: 6, Name: "n"}
 		}, "ir: engines[0].body[1].then[0].while: attribute 6 (`n`) is read in a schedule's guard, where there is no session"},
 
+		{"spill", func(p *model.Program) { p.Pools[2].Spill = &model.Spill{Tier: 1, Stage: 0, Work: num(1), When: num(1)} }, ""},
+		{"spill to a missing pool", func(p *model.Program) { p.Pools[2].Spill = &model.Spill{Tier: 7, Stage: 0, Work: num(1), When: num(1)} },
+			"ir: pools[2].spill.tier: pool 7 does not exist (the program has 3)"},
+		{"spill into itself", func(p *model.Program) { p.Pools[2].Spill = &model.Spill{Tier: 2, Stage: 0, Work: num(1), When: num(1)} },
+			"ir: pools[2].spill.tier: the spill tiers come back to pool 2 (`slots`): evicting into a tier must end"},
+		{"spill tiers in a cycle", func(p *model.Program) {
+			p.Pools[2].Spill = &model.Spill{Tier: 1, Stage: 0, Work: num(1), When: num(1)}
+			p.Pools[1].Spill = &model.Spill{Tier: 2, Stage: 0, Work: num(1), When: num(1)}
+		}, "ir: pools[1].spill.tier: the spill tiers come back to pool 1 (`reqs`): evicting into a tier must end"},
+		{"spill via an engine", func(p *model.Program) { p.Pools[2].Spill = &model.Spill{Tier: 1, Stage: 3, Work: num(1), When: num(1)} },
+			"ir: pools[2].spill.stage: stage 3 (`E`) is an engine: a spill is a job on a fifo, ps or delay stage"},
+		{"spill without when", func(p *model.Program) { p.Pools[2].Spill = &model.Spill{Tier: 1, Stage: 0, Work: num(1)} },
+			"ir: pools[2].spill.when: missing expression"},
+
 		// Builtins and automatic observes.
 		{"builtin past the attributes", func(p *model.Program) { p.Builtin.More = 8 },
 			"ir: builtins.more: slot 8 is no attribute (the program has 8)"},

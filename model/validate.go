@@ -144,6 +144,10 @@ func (v *validator) program() {
 		v.exprs(dot(path, "evict.keys"), pl.Evict.Keys, scPoolKeys)
 		v.exprs(dot(path, "preempt_keys"), pl.PreemptKeys, scPoolKeys)
 		v.exprs(dot(path, "queue_keys"), pl.QueueKeys, scPoolKeys)
+		if sp := pl.Spill; sp != nil {
+			v.expr(dot(path, "spill.work"), sp.Work, scPoolKeys)
+			v.expr(dot(path, "spill.when"), sp.When, scPoolKeys)
+		}
 	}
 	for i := range p.Engines {
 		v.engineExprs(i)
@@ -284,6 +288,9 @@ func (v *validator) pool(i int) {
 		if e >= 0 && e < len(p.Engines) && !containsInt(p.Engines[e].Admits, i) {
 			v.failf(dot(path, "admit_via"), "engine %d (stage `%s`) does not admit this pool", e, p.Stages[pl.AdmitVia].Label)
 		}
+	}
+	if pl.Spill != nil {
+		v.spill(i)
 	}
 	if pl.MemoryOf != -1 && v.engineStage(dot(path, "memory_of"), pl.MemoryOf) {
 		e := p.Stages[pl.MemoryOf].Engine
@@ -872,5 +879,33 @@ func (v *validator) traceSessions(w *Workload) {
 				}
 			}
 		}
+	}
+}
+
+// spill checks a pool's offload tier: another pool, reached by a job on a
+// stage that is no engine, and a chain of tiers that never comes back.
+func (v *validator) spill(i int) {
+	p := v.p
+	sp := p.Pools[i].Spill
+	path := dot(at("pools", i), "spill")
+	if v.poolIndex(dot(path, "tier"), sp.Tier) {
+		seen := map[int]bool{i: true}
+		for t := sp.Tier; ; {
+			if seen[t] {
+				v.failf(dot(path, "tier"), "the spill tiers come back to pool %d (`%s`): evicting into a tier must end", t, p.Pools[t].Label)
+				break
+			}
+			seen[t] = true
+			next := p.Pools[t].Spill
+			if next == nil || next.Tier < 0 || next.Tier >= len(p.Pools) {
+				break
+			}
+			t = next.Tier
+		}
+	}
+	if sp.Stage < 0 || sp.Stage >= len(p.Stages) {
+		v.failf(dot(path, "stage"), "stage %d does not exist (the program has %d)", sp.Stage, len(p.Stages))
+	} else if p.Stages[sp.Stage].Kind == Step {
+		v.failf(dot(path, "stage"), "stage %d (`%s`) is an engine: a spill is a job on a fifo, ps or delay stage", sp.Stage, p.Stages[sp.Stage].Label)
 	}
 }
