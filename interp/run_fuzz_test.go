@@ -28,6 +28,7 @@ func FuzzRun(f *testing.F) {
 		}
 		return nil
 	})
+	f.Add([]byte(testutil.SpillProgram))
 	for _, b := range testutil.HostileSeeds() {
 		f.Add(b)
 	}
