@@ -122,6 +122,31 @@ func TestInlineTraceIR(t *testing.T) {
 	}
 }
 
+// TestInlineTraceReplaced: --trace F on an IR that inlined a trace
+// replays F instead of the inlined sessions.
+func TestInlineTraceReplaced(t *testing.T) {
+	f := traceCopy(t)
+	_, ir, _ := serq(t, "ir", f, "--inline-trace")
+	irFile := filepath.Join(t.TempDir(), "inlined.json")
+	if err := os.WriteFile(irFile, []byte(ir), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(filepath.Dir(f), "other.csv")
+	if err := os.WriteFile(other, []byte("session,turn,new,out,think\nx,1,10,10,0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settings := []string{"--horizon", "100", "--json", "--trace", other}
+	_, want, _ := serq(t, append([]string{"run", f}, settings...)...)
+	code, got, errs := serq(t, append([]string{"run", irFile}, settings...)...)
+	if code != 0 || errs != "" || got != want || !strings.Contains(got, `"tokens":{"count":87,"mean":20,`) {
+		t.Fatalf("run IR --trace = %d, %s\n%s\nwant\n%s", code, errs, got, want)
+	}
+	_, plain, _ := serq(t, "run", irFile, "--horizon", "100", "--json")
+	if plain == got {
+		t.Errorf("--trace changed nothing: the IR replays its inlined sessions still")
+	}
+}
+
 func mustJSON(t *testing.T, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
