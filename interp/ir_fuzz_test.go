@@ -2,11 +2,14 @@ package interp_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/serq/serq/draw"
+	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/internal/testutil"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
@@ -31,6 +34,24 @@ func irSeeds(f *testing.F) [][]byte {
 		seeds = append(seeds, b)
 	}
 	p, err := lang.LoadSource("seed.sq", []byte(irSeed), lang.Options{Lib: lib.FS})
+	if err != nil {
+		f.Fatal(err)
+	}
+	add(p)
+	// spill, and an ordered trace inlined as explicit sessions
+	p, err = lang.LoadSource("spill.sq", []byte(testutil.SpillProgram), lang.Options{Lib: lib.FS})
+	if err != nil {
+		f.Fatal(err)
+	}
+	add(p)
+	dir := f.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "trace.csv"), []byte(testutil.TraceCSV), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	p, err = lang.LoadSource(filepath.Join(dir, "trace.sq"), []byte(testutil.TraceProgram), lang.Options{Lib: lib.FS})
+	if err == nil {
+		err = interp.InlineTrace(p, safeio.OpenReader)
+	}
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -44,7 +44,7 @@ type pool struct {
 	waitW                            Welford
 	admits, evictN, preempts         uint64
 	evictU                           float64
-	rejected, stuck                  uint64
+	rejected, stuck, spills          uint64
 }
 
 // holdPool is one pool of a hold instance.
@@ -203,6 +203,9 @@ func (s *Sim) evict(pl *pool, need float64) {
 		take := math.Min(e.size, math.Max(pl.block, 0))
 		if pl.block <= 0 || take <= 0 {
 			take = math.Min(e.size, excess)
+			if pl.m.Spill != nil {
+				take = e.size // what moves to the tier is the entry
+			}
 		}
 		e.size -= take
 		pl.cached -= take
@@ -217,6 +220,9 @@ func (s *Sim) evict(pl *pool, need float64) {
 			if s.warm {
 				pl.evictN++
 			}
+		}
+		if pl.m.Spill != nil {
+			s.spill(pl, e, take)
 		}
 	}
 	s.compactEntries(pl)

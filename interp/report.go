@@ -304,7 +304,7 @@ func (s *Sim) Report() *Report {
 			MeanUsed: pl.usedI.Mean(end), MeanCached: pl.cachedI.Mean(end), MeanQueue: pl.queueI.Mean(end),
 			MeanHolders: pl.holdersI.Mean(end), MeanWait: pl.waitW.Mean(), Admissions: pl.admits,
 			EvictedEntries: pl.evictN, EvictedUnits: pl.evictU, Preemptions: pl.preempts,
-			Rejected: pl.rejected, Stuck: pl.stuck}
+			Spills: pl.spills, Rejected: pl.rejected, Stuck: pl.stuck}
 		if m.Index >= 0 {
 			idx := m.Index
 			row.Index = &idx

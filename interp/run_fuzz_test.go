@@ -27,6 +27,7 @@ func FuzzRun(f *testing.F) {
 	for _, b := range testutil.HostileSeeds() {
 		f.Add(b)
 	}
+	f.Add([]byte(testutil.SpillProgram))
 	read := func(path string) ([]byte, error) { return fs.ReadFile(lib.FS, filepath.Base(path)) }
 	f.Fuzz(func(t *testing.T, src []byte) {
 		prog, err := lang.LoadSource("fuzz/a/b.sq", src, lang.Options{Lib: lib.FS, ReadFile: read})

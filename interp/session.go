@@ -81,6 +81,7 @@ type session struct {
 	traceIdx    int     // the recorded session it replays
 	traceTurn   int
 	turns       uint64 // turns started: keys the turn stream, whatever the program sets turn_no to
+	spillJob    bool   // the session of a spill's job (spill.go): no statements
 }
 
 func (ss *session) top() *frame { return &ss.frames[len(ss.frames)-1] }
@@ -196,6 +197,10 @@ const maxStatements = 1000000
 
 // exec runs a session until it blocks or ends.
 func (s *Sim) exec(ss *session) {
+	if ss.spillJob {
+		s.spillDone(ss)
+		return
+	}
 	steps := 0
 	for s.err == nil {
 		if len(ss.frames) == 0 {

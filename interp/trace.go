@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/serq/serq/internal/safeio"
+	"github.com/serq/serq/model"
 )
 
 // A trace workload replays recorded sessions: a CSV with the columns
@@ -21,12 +23,8 @@ import (
 // recorded turn sets the attributes new, out, think and forced, and `more`
 // is 1 while another recorded turn remains.
 
-type traceTurn struct {
-	new, out, think, forced float64
-}
-
 type traceData struct {
-	sessions [][]traceTurn
+	sessions [][]model.TraceTurn
 	slots    [4]int // attribute slots of new, out, think, forced; -1 if absent
 	stream   *stream
 }
@@ -73,8 +71,10 @@ func cellText(c string) string {
 // errNoOpener is the cause of a trace read without an [Opener].
 var errNoOpener = errors.New("no trace opener was given (interp.Options.OpenTrace)")
 
-// readTrace opens the trace at path with open and parses it.
-func readTrace(path string, open Opener) ([][]traceTurn, error) {
+// ReadTrace opens the trace CSV at path with open and parses it: its
+// recorded sessions in the order of their first rows, each with its turns
+// in row order.
+func ReadTrace(path string, open Opener) ([][]model.TraceTurn, error) {
 	if open == nil {
 		return nil, &TraceError{Path: path, Msg: "cannot read: " + errNoOpener.Error(), Err: errNoOpener}
 	}
@@ -92,7 +92,7 @@ func readTrace(path string, open Opener) ([][]traceTurn, error) {
 }
 
 // parseTrace reads the CSV of a trace from f; path names it in errors.
-func parseTrace(path string, f io.Reader) ([][]traceTurn, error) {
+func parseTrace(path string, f io.Reader) ([][]model.TraceTurn, error) {
 	r := csv.NewReader(safeio.LimitReader(f, MaxTraceSize, "a trace"))
 	r.FieldsPerRecord = -1
 	header, err := r.Read()
@@ -106,7 +106,7 @@ func parseTrace(path string, f io.Reader) ([][]traceTurn, error) {
 		}
 	}
 	forced := len(header) > 5 && strings.TrimSpace(header[5]) == "forced"
-	var out [][]traceTurn
+	var out [][]model.TraceTurn
 	index := map[string]int{}
 	row := 1
 	for {
@@ -125,20 +125,20 @@ func parseTrace(path string, f io.Reader) ([][]traceTurn, error) {
 		if len(rec) < 5 {
 			return nil, &TraceError{Path: path, Row: row, Col: len(rec) + 1, Msg: "a row needs session,turn,new,out,think"}
 		}
-		num := func(col int) (float64, error) {
+		num := func(col int) (model.F64, error) {
 			x, err := strconv.ParseFloat(strings.TrimSpace(rec[col]), 64)
 			if err != nil || x != x {
 				return 0, &TraceError{Path: path, Row: row, Col: col + 1, Msg: cellText(rec[col]) + " is not a number"}
 			}
-			return x, nil
+			return model.F64(x), nil
 		}
-		var t traceTurn
+		var t model.TraceTurn
 		var errs [4]error
-		t.new, errs[0] = num(2)
-		t.out, errs[1] = num(3)
-		t.think, errs[2] = num(4)
+		t.New, errs[0] = num(2)
+		t.Out, errs[1] = num(3)
+		t.Think, errs[2] = num(4)
 		if forced && len(rec) > 5 {
-			t.forced, errs[3] = num(5)
+			t.Forced, errs[3] = num(5)
 		}
 		for _, e := range errs {
 			if e != nil {
@@ -162,12 +162,15 @@ func parseTrace(path string, f io.Reader) ([][]traceTurn, error) {
 
 func (s *Sim) initTrace() error {
 	w := &s.p.Workload
-	if w.Trace == "" {
-		return nil
-	}
-	sessions, err := readTrace(w.Trace, s.opt.OpenTrace)
-	if err != nil {
-		return err
+	sessions := w.Sessions
+	if len(sessions) == 0 {
+		if w.Trace == "" {
+			return nil
+		}
+		var err error
+		if sessions, err = ReadTrace(w.Trace, s.opt.OpenTrace); err != nil {
+			return err
+		}
 	}
 	td := &traceData{sessions: sessions, stream: newStream()}
 	td.stream.seed(s.opt.Seed, kindTrace, 0, 0)
@@ -201,7 +204,7 @@ func (s *Sim) traceSession(ss *session) {
 	ss.traceTurn = 0
 }
 
-// traceTurn loads the session's next recorded turn.
+// traceNext loads the session's next recorded turn.
 func (s *Sim) traceNext(ss *session) {
 	td := s.traceData
 	if td == nil {
@@ -210,10 +213,10 @@ func (s *Sim) traceNext(ss *session) {
 	turns := td.sessions[ss.traceIdx]
 	if ss.traceTurn < len(turns) {
 		t := turns[ss.traceTurn]
-		vals := [4]float64{t.new, t.out, t.think, t.forced}
+		vals := [4]model.F64{t.New, t.Out, t.Think, t.Forced}
 		for i, slot := range td.slots {
 			if slot >= 0 {
-				ss.attrs[slot] = vals[i]
+				ss.attrs[slot] = float64(vals[i])
 			}
 		}
 	}
@@ -223,4 +226,25 @@ func (s *Sim) traceNext(ss *session) {
 		more = 1
 	}
 	ss.attrs[s.p.Builtin.More] = more
+}
+
+// InlineTrace writes the program's ordered trace into it as explicit
+// sessions (Workload.Sessions), read with open, and drops the file: the
+// program then runs without the CSV, and as it ran with it (`serq ir
+// --inline-trace`).
+func InlineTrace(p *model.Program, open Opener) error {
+	w := &p.Workload
+	if w.Trace == "" {
+		return errors.New("the program replays no trace (its workload has no `trace \"…\";`)")
+	}
+	if !w.Ordered {
+		return errors.New("the trace is not ordered: each session samples a recorded one at random, so there are no explicit sessions to write\n" +
+			"help: write `trace \"" + filepath.ToSlash(w.Trace) + "\" ordered;` to replay session i as recorded session i")
+	}
+	sessions, err := ReadTrace(w.Trace, open)
+	if err != nil {
+		return err
+	}
+	w.Sessions, w.Trace = sessions, ""
+	return nil
 }

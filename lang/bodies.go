@@ -29,6 +29,7 @@ func (l *lowerer) bodies() {
 	for _, pd := range l.poolAST {
 		l.poolOptions(pd)
 	}
+	l.spillCycles()
 	for _, e := range l.engList {
 		l.engineBody(e)
 	}
@@ -241,9 +242,7 @@ func (l *lowerer) poolOptions(pd *poolDecl) {
 			case *ReserveOpt:
 				pl.ReserveHeld = true
 			case *SpillOpt:
-				if i == f.First {
-					l.errorf(o.Pos, "`spill` is not supported yet")
-				}
+				pl.Spill = l.spill(o, sc, i == f.First)
 			}
 		}
 	}

@@ -37,6 +37,8 @@ func FuzzLoad(f *testing.F) {
 		}
 	}
 	f.Add([]byte("fn main() { stage s : fifo; workload { arrive poisson(1); } server { run s (cost(s, ~exp(1))); } }"))
+	f.Add([]byte(testutil.SpillProgram))
+	f.Add([]byte(testutil.TraceProgram))
 	for _, b := range testutil.HostileSeeds() {
 		f.Add(b)
 	}

@@ -150,10 +150,10 @@ type ReserveOpt struct {
 // SpillOpt is a pool's `spill TIER via STAGE (work) when (cond);`.
 type SpillOpt struct {
 	Pos   lexer.Position
-	Tier  string `parser:"\"spill\" @Ident"`
-	Stage string `parser:"\"via\" @Ident"`
-	Work  *Expr  `parser:"\"(\" @@ \")\""`
-	When  *Expr  `parser:"\"when\" \"(\" @@ \")\" \";\""`
+	Tier  *Name `parser:"\"spill\" @@"`
+	Stage *Name `parser:"\"via\" @@"`
+	Work  *Expr `parser:"\"(\" @@ \")\""`
+	When  *Expr `parser:"\"when\" \"(\" @@ \")\" \";\""`
 }
 
 // AdmitViaOpt is the retired `admit via S;`.

@@ -29,12 +29,13 @@ const (
 	momGauge                   // gauges
 	momClaim                   // claims
 	momQuery                   // a debugger's break or watch expression (query.go)
+	momSpill                   // a pool's `spill` work and `when`
 )
 
 var momentNames = [...]string{"a constant", "a statement", "the workload's init/turn", "a hold's header",
 	"a pool's `queue by` keys", "a pool's `evict by` keys", "a ps capacity", "a pool's `preempt by` keys",
 	"an engine's `tokens cap`", "a schedule's `only`/`by`/`each at most`", "a schedule's guard",
-	"an engine's `execute`", "a gauge", "a claim", "a debugger expression"}
+	"an engine's `execute`", "a gauge", "a claim", "a debugger expression", "a pool's `spill`"}
 
 // ctxAllowed lists, per moment, the context variables it may read.
 var ctxAllowed = map[moment][]model.Ctx{
@@ -43,6 +44,7 @@ var ctxAllowed = map[moment][]model.Ctx{
 	momAdmit:     {model.CtxNow},
 	momSelect:    {model.CtxNow, model.CtxWaited},
 	momEvict:     {model.CtxNow, model.CtxSize, model.CtxAge, model.CtxLast, model.CtxWaiting},
+	momSpill:     {model.CtxNow, model.CtxSize, model.CtxAge, model.CtxLast, model.CtxWaiting},
 	momPs:        {model.CtxNow, model.CtxPresent},
 	momPreempt:   {model.CtxNow, model.CtxDecoding, model.CtxPosition, model.CtxAdmission},
 	momEngBudget: {model.CtxNow, model.CtxRunningCount, model.CtxWaitingCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill},
@@ -59,7 +61,7 @@ var ctxAllowed = map[moment][]model.Ctx{
 
 func (m moment) readsAttrs() bool {
 	switch m {
-	case momSession, momInitTurn, momAdmit, momSelect, momEvict, momPreempt, momClaim:
+	case momSession, momInitTurn, momAdmit, momSelect, momEvict, momSpill, momPreempt, momClaim:
 		return true
 	}
 	return false
@@ -67,7 +69,7 @@ func (m moment) readsAttrs() bool {
 
 func (m moment) scheduler() bool {
 	switch m {
-	case momAdmit, momSelect, momEvict, momPs, momPreempt, momEngBudget, momEngKeys, momEngGuard, momEngCost:
+	case momAdmit, momSelect, momEvict, momSpill, momPs, momPreempt, momEngBudget, momEngKeys, momEngGuard, momEngCost:
 		return true
 	}
 	return false
@@ -91,6 +93,7 @@ var noDrawWhy = map[moment]string{
 	momAdmit:    "a header is read again at each admission attempt",
 	momSelect:   "keys are read again before each admission attempt",
 	momEvict:    "keys are read again at each eviction",
+	momSpill:    "a spill is read again at each eviction",
 	momPreempt:  "keys are read again at each preemption",
 	momEngKeys:  "a schedule's predicates and keys are read again for every request",
 	momEngGuard: "a schedule's guards are read at every iteration",

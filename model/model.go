@@ -203,7 +203,20 @@ type Pool struct {
 	ReserveHeld bool        `json:"reserve_held,omitempty"`
 	AdmitVia    int         `json:"admit_via"` // stage index of the admitting engine, -1 = settle time
 	MemoryOf    int         `json:"memory_of"` // stage index of the engine whose memory this is, -1
+	Spill       *Spill      `json:"spill,omitempty"`
 	Pos         Pos         `json:"pos"`
+}
+
+// Spill is `spill T via S (work) when (cond);`: units evicted from the
+// pool for which cond is 1 are written to the tier pool T, by a job of
+// work on the stage S. work and cond read the eviction's context (size,
+// age, last, waiting) and the entry's session.
+type Spill struct {
+	Tier  int   `json:"tier"`  // pool index
+	Stage int   `json:"stage"` // stage index: fifo, ps or delay, carrying no flows
+	Work  *Expr `json:"work"`
+	When  *Expr `json:"when"`
+	Pos   Pos   `json:"pos"`
 }
 
 // Engine is a step stage's scheduler.
@@ -311,9 +324,22 @@ type Workload struct {
 	Arg     *Expr       `json:"arg,omitempty"` // rate, gap or count
 	Trace   string      `json:"trace,omitempty"`
 	Ordered bool        `json:"ordered,omitempty"`
-	Init    *Block      `json:"init"`
-	Turn    *Block      `json:"turn"`
-	Session *Block      `json:"session"` // ends with an implicit End
+	// Sessions is an ordered trace written into the IR (`serq ir
+	// --inline-trace`): session i replays Sessions[i mod len], as it would
+	// the CSV's i-th recorded session. Set only with Ordered and no Trace.
+	Sessions [][]TraceTurn `json:"sessions,omitempty"`
+	Init     *Block        `json:"init"`
+	Turn     *Block        `json:"turn"`
+	Session  *Block        `json:"session"` // ends with an implicit End
+}
+
+// TraceTurn is one recorded turn of a trace: the attributes its `turn;`
+// sets (forced is 0 where the CSV has no forced column).
+type TraceTurn struct {
+	New    F64 `json:"new"`
+	Out    F64 `json:"out"`
+	Think  F64 `json:"think"`
+	Forced F64 `json:"forced"`
 }
 
 // Gauge is `gauge NAME = e;`.

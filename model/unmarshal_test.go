@@ -289,6 +289,20 @@ func TestValidate(t *testing.T) {
 			p.Engines[0].Body[1].Then[0].While = &model.Expr{Op: model.EAttr, Slot: 6, Name: "n"}
 		}, "ir: engines[0].body[1].then[0].while: attribute 6 (`n`) is read in a schedule's guard, where there is no session"},
 
+		{"spill", func(p *model.Program) { p.Pools[2].Spill = &model.Spill{Tier: 1, Stage: 0, Work: num(1), When: num(1)} }, ""},
+		{"spill to a missing pool", func(p *model.Program) { p.Pools[2].Spill = &model.Spill{Tier: 7, Stage: 0, Work: num(1), When: num(1)} },
+			"ir: pools[2].spill.tier: pool 7 does not exist (the program has 3)"},
+		{"spill into itself", func(p *model.Program) { p.Pools[2].Spill = &model.Spill{Tier: 2, Stage: 0, Work: num(1), When: num(1)} },
+			"ir: pools[2].spill.tier: the spill tiers come back to pool 2 (`slots`): evicting into a tier must end"},
+		{"spill tiers in a cycle", func(p *model.Program) {
+			p.Pools[2].Spill = &model.Spill{Tier: 1, Stage: 0, Work: num(1), When: num(1)}
+			p.Pools[1].Spill = &model.Spill{Tier: 2, Stage: 0, Work: num(1), When: num(1)}
+		}, "ir: pools[1].spill.tier: the spill tiers come back to pool 1 (`reqs`): evicting into a tier must end"},
+		{"spill via an engine", func(p *model.Program) { p.Pools[2].Spill = &model.Spill{Tier: 1, Stage: 3, Work: num(1), When: num(1)} },
+			"ir: pools[2].spill.stage: stage 3 (`E`) is an engine: a spill is a job on a fifo, ps or delay stage"},
+		{"spill without when", func(p *model.Program) { p.Pools[2].Spill = &model.Spill{Tier: 1, Stage: 0, Work: num(1)} },
+			"ir: pools[2].spill.when: missing expression"},
+
 		// Builtins and automatic observes.
 		{"builtin past the attributes", func(p *model.Program) { p.Builtin.More = 8 },
 			"ir: builtins.more: slot 8 is no attribute (the program has 8)"},
@@ -309,6 +323,20 @@ func TestValidate(t *testing.T) {
 		{"attribute in a renewal gap", func(p *model.Program) {
 			p.Workload.Arrive, p.Workload.Arg = model.ArriveRenewal, &model.Expr{Op: model.EAttr, Slot: 5}
 		}, "ir: workload.arg: attribute 5 is read in the arrival process, where there is no session"},
+		{"inlined sessions", func(p *model.Program) {
+			p.Workload.Ordered, p.Workload.Sessions = true, [][]model.TraceTurn{{{New: 1, Out: 2, Think: 3}}}
+		}, ""},
+		{"inlined sessions and a trace", func(p *model.Program) {
+			p.Workload.Ordered, p.Workload.Trace, p.Workload.Sessions = true, "t.csv", [][]model.TraceTurn{{{New: 1}}}
+		}, `ir: workload.sessions: inlined sessions replace the trace: a workload has not both (trace "t.csv")`},
+		{"inlined sessions unordered", func(p *model.Program) { p.Workload.Sessions = [][]model.TraceTurn{{{New: 1}}} },
+			"ir: workload.sessions: inlined sessions are replayed in order: the workload must be ordered"},
+		{"inlined session without turns", func(p *model.Program) {
+			p.Workload.Ordered, p.Workload.Sessions = true, [][]model.TraceTurn{{{New: 1}}, {}}
+		}, "ir: workload.sessions[1]: a recorded session has at least one turn"},
+		{"inlined NaN", func(p *model.Program) {
+			p.Workload.Ordered, p.Workload.Sessions = true, [][]model.TraceTurn{{{New: 1}, {Think: model.F64(math.NaN())}}}
+		}, "ir: workload.sessions[0][1].think: not a number"},
 		{"init sets a missing attribute", func(p *model.Program) { p.Workload.Init.Stmts[0].Slot = -1 },
 			"ir: workload.init.stmts[0]: slot -1 is no attribute (the program has 8)"},
 		{"distribution arity", func(p *model.Program) {

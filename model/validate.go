@@ -144,6 +144,10 @@ func (v *validator) program() {
 		v.exprs(dot(path, "evict.keys"), pl.Evict.Keys, scPoolKeys)
 		v.exprs(dot(path, "preempt_keys"), pl.PreemptKeys, scPoolKeys)
 		v.exprs(dot(path, "queue_keys"), pl.QueueKeys, scPoolKeys)
+		if sp := pl.Spill; sp != nil {
+			v.expr(dot(path, "spill.work"), sp.Work, scPoolKeys)
+			v.expr(dot(path, "spill.when"), sp.When, scPoolKeys)
+		}
 	}
 	for i := range p.Engines {
 		v.engineExprs(i)
@@ -285,6 +289,9 @@ func (v *validator) pool(i int) {
 			v.failf(dot(path, "admit_via"), "engine %d (stage `%s`) does not admit this pool", e, p.Stages[pl.AdmitVia].Label)
 		}
 	}
+	if pl.Spill != nil {
+		v.spill(i)
+	}
 	if pl.MemoryOf != -1 && v.engineStage(dot(path, "memory_of"), pl.MemoryOf) {
 		e := p.Stages[pl.MemoryOf].Engine
 		if e >= 0 && e < len(p.Engines) && p.Engines[e].Memory != i {
@@ -419,6 +426,7 @@ func (v *validator) workload() {
 	if w.Trace != "" && !strings.HasSuffix(w.Trace, ".csv") {
 		v.failf("workload.trace", "a trace is a .csv file, not %q", w.Trace)
 	}
+	v.traceSessions(w)
 	for _, b := range []struct {
 		name string
 		b    *Block
@@ -842,4 +850,62 @@ func slotName(e *Expr) string {
 		return fmt.Sprintf("%d (`%s`)", e.Slot, e.Name)
 	}
 	return strconv.Itoa(e.Slot)
+}
+
+// traceSessions checks an inlined trace: replayed in order, instead of a
+// trace file, every recorded session with a turn and no NaN.
+func (v *validator) traceSessions(w *Workload) {
+	if len(w.Sessions) == 0 {
+		return
+	}
+	if w.Trace != "" {
+		v.failf("workload.sessions", "inlined sessions replace the trace: a workload has not both (trace %q)", w.Trace)
+	}
+	if !w.Ordered {
+		v.failf("workload.sessions", "inlined sessions are replayed in order: the workload must be ordered")
+	}
+	for i, turns := range w.Sessions {
+		path := fmt.Sprintf("workload.sessions[%d]", i)
+		if len(turns) == 0 {
+			v.failf(path, "a recorded session has at least one turn")
+		}
+		for j, t := range turns {
+			for _, f := range []struct {
+				name string
+				x    F64
+			}{{"new", t.New}, {"out", t.Out}, {"think", t.Think}, {"forced", t.Forced}} {
+				if math.IsNaN(float64(f.x)) {
+					v.failf(fmt.Sprintf("%s[%d].%s", path, j, f.name), "not a number")
+				}
+			}
+		}
+	}
+}
+
+// spill checks a pool's offload tier: another pool, reached by a job on a
+// stage that is no engine, and a chain of tiers that never comes back.
+func (v *validator) spill(i int) {
+	p := v.p
+	sp := p.Pools[i].Spill
+	path := dot(at("pools", i), "spill")
+	if v.poolIndex(dot(path, "tier"), sp.Tier) {
+		seen := map[int]bool{i: true}
+		for t := sp.Tier; ; {
+			if seen[t] {
+				v.failf(dot(path, "tier"), "the spill tiers come back to pool %d (`%s`): evicting into a tier must end", t, p.Pools[t].Label)
+				break
+			}
+			seen[t] = true
+			next := p.Pools[t].Spill
+			if next == nil || next.Tier < 0 || next.Tier >= len(p.Pools) {
+				break
+			}
+			t = next.Tier
+		}
+	}
+	if sp.Stage < 0 || sp.Stage >= len(p.Stages) {
+		v.failf(dot(path, "stage"), "stage %d does not exist (the program has %d)", sp.Stage, len(p.Stages))
+	} else if p.Stages[sp.Stage].Kind == Step {
+		v.failf(dot(path, "stage"), "stage %d (`%s`) is an engine: a spill is a job on a fifo, ps or delay stage", sp.Stage, p.Stages[sp.Stage].Label)
+	}
 }

@@ -103,8 +103,8 @@ type cli struct {
 var usages = map[string]string{
 	"":      "serq <check|ir|run|tui|draw|target|sweep|fmt|lsp> FILE [OPTIONS] | serq --version",
 	"check": "serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
-	"ir": "serq ir FILE [--horizon T] [--warmup T] [--seed N] [--arrivals N] [--set name=expr]... " +
-		"[--def name=expr]... [-- --name value ...]",
+	"ir": "serq ir FILE [--horizon T] [--warmup T] [--seed N] [--arrivals N] [--trace F] [--inline-trace] " +
+		"[--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"run": "serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--trace F] [--set name=expr]... " +
 		"[--def name=expr]... [--json] [--dump DIR] [--plot DIR] [--max-live N] [-- --name value ...]",
 	"tui": "serq tui FILE [--horizon T] [--warmup T] [--seed N] [--break EXPR]... [--stale T] [--at T] " +
@@ -148,6 +148,8 @@ type irCmd struct {
 	loadFlags    `embed:""`
 	settingFlags `embed:""`
 	Arrivals     *string `placeholder:"N" help:"Record a run of exactly N arrivals, then drain."`
+	Trace        *string `placeholder:"F" help:"Replace the program's trace CSV (a path relative to the current directory)."`
+	InlineTrace  bool    `name:"inline-trace" help:"Write the program's ordered trace into the IR as explicit sessions, so that the IR runs without the CSV."`
 }
 
 // drawCmd is `serq draw`: the deployment figure of package draw. Format
@@ -460,12 +462,34 @@ func (c *irCmd) Run(e *env) error {
 		}
 		prog.Run = &model.RunSettings{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals}
 	}
+	if err := replaceTrace(c.File, prog, c.Trace); err != nil {
+		return err
+	}
+	if c.InlineTrace {
+		if err := interp.InlineTrace(prog, safeio.OpenReader); err != nil {
+			return &loadError{file: c.File, err: fmt.Errorf("--inline-trace: %w", err)}
+		}
+	}
 	b, err := json.MarshalIndent(prog, "", "  ")
 	if err != nil {
 		return &loadError{file: c.File, err: fmt.Errorf("cannot encode the IR: %w", err)}
 	}
 	_, err = e.stdout.Write(append(b, '\n'))
 	return err
+}
+
+// replaceTrace applies --trace F: the program replays F instead of its
+// trace, or of the sessions an IR has inlined from one.
+func replaceTrace(file string, prog *model.Program, path *string) error {
+	if path == nil {
+		return nil
+	}
+	w := &prog.Workload
+	if w.Trace == "" && len(w.Sessions) == 0 {
+		return &loadError{file: file, err: errors.New("--trace: the program replays no trace (its workload has no `trace \"…\";`)")}
+	}
+	w.Trace, w.Sessions = *path, nil
+	return nil
 }
 
 func (c *drawCmd) Run(e *env) error {
@@ -537,11 +561,8 @@ func (c *runCmd) Run(e *env) error {
 	if s.warmup >= s.horizon {
 		return &loadError{file: c.File, err: fmt.Errorf("warmup %s is not below the horizon %s", *c.Warmup, *c.Horizon)}
 	}
-	if c.Trace != nil {
-		if prog.Workload.Trace == "" {
-			return &loadError{file: c.File, err: errors.New("--trace: the program replays no trace (its workload has no `trace \"…\";`)")}
-		}
-		prog.Workload.Trace = *c.Trace
+	if err := replaceTrace(c.File, prog, c.Trace); err != nil {
+		return err
 	}
 	maxLive, err := c.maxLive()
 	if err != nil {

@@ -45,3 +45,40 @@ const RichProgram = `fn main() {
   claim fast: every iteration of E (batch.tokens <= 512);
 }
 `
+
+// SpillProgram evicts into a tier (`spill`, block by block, with the
+// transfers on a fifo) and fetches back: a fuzz seed for the construct.
+const SpillProgram = `fn main() {
+  pool kv { cap 40; block 10; evict by (waiting, size); spill tier via link (size / 10) when (age >= 0); }
+  pool tier { cap 30; evict lru; spill disk via slow (1) when (!waiting); }
+  pool disk { cap inf; }
+  stage svc : fifo(2);
+  stage link : fifo;
+  stage slow : ps(1);
+  stage gate : delay;
+  workload { arrive poisson(2); init { set c = 10 + 10 * (serial - 3 * floor(serial / 3)); } session { turn; end; } }
+  server {
+    run gate (cost(gate, 0.5));
+    hold kv (cost(kv, c)) { run svc (cost(svc, 1)); } cache (cost(kv, c));
+    branch (cachedin(tier) > 0) { run link (cost(link, cachedin(tier) / 10)); drop tier; }
+    observe back = cachedin(disk);
+  }
+}
+`
+
+// TraceCSV and TraceProgram are an ordered trace and a program that
+// replays it (the CSV beside the program, as trace.csv): seeds for
+// `serq ir --inline-trace`.
+const TraceCSV = "session,turn,new,out,think,forced\na,1,120,40,2.5,0\na,2,60,25,1,1\nb,1,400,10,4,0\n"
+
+const TraceProgram = `fn main() {
+  stage svc : fifo;
+  stage think : delay;
+  workload {
+    arrive poisson(1);
+    trace "trace.csv" ordered;
+    session { turn; while (more) { run think (cost(think, think)); turn; } }
+  }
+  server { run svc (cost(svc, (new + forced * out) / 400)); observe n = new; }
+}
+`
