@@ -399,18 +399,10 @@ func (s *Sim) Jam(stale float64) Jam {
 	defer func() { s.err = saved }()
 	var j Jam
 	for i := range s.pools {
-		pl := &s.pools[i]
-		if len(pl.queue) == 0 {
-			continue
-		}
-		head := pl.queue[0]
-		for k := range head.pools {
-			hp := &s.pools[head.pools[k].pool]
-			if hp.roundUp(s.demand(head.owner, head, k)) > hp.cap {
-				j.Blocked = append(j.Blocked, pl.m.Label)
-				break
-			}
-		}
+		s.headOverCap(&s.pools[i], func(*pool, float64) bool {
+			j.Blocked = append(j.Blocked, s.pools[i].m.Label)
+			return false
+		})
 	}
 	for _, t := range s.threadsNow() {
 		for _, l := range t.leases {

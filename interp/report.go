@@ -323,19 +323,30 @@ func (s *Sim) overCaps() map[int]*OverCap {
 	defer func() { s.err = saved }()
 	overCap := map[int]*OverCap{}
 	for i := range s.pools {
-		pl := &s.pools[i]
-		if len(pl.queue) == 0 {
-			continue
-		}
-		h := pl.queue[0]
-		for k := range h.pools {
-			asked := &s.pools[h.pools[k].pool]
-			if need := asked.roundUp(s.demand(h.owner, h, k)); need > asked.cap && overCap[asked.index] == nil {
-				overCap[asked.index] = &OverCap{Queue: pl.m.Label, Need: need}
+		s.headOverCap(&s.pools[i], func(asked *pool, need float64) bool {
+			if overCap[asked.index] == nil {
+				overCap[asked.index] = &OverCap{Queue: s.pools[i].m.Label, Need: need}
 			}
-		}
+			return true
+		})
 	}
 	return overCap
+}
+
+// headOverCap calls over, in the hold's pool order, with each pool that
+// the head of pl's queue asks for more than its cap and what it asks, until
+// over returns false. The caller keeps s.err as it was.
+func (s *Sim) headOverCap(pl *pool, over func(asked *pool, need float64) bool) {
+	if len(pl.queue) == 0 {
+		return
+	}
+	h := pl.queue[0]
+	for k := range h.pools {
+		asked := &s.pools[h.pools[k].pool]
+		if need := asked.roundUp(s.demand(h.owner, h, k)); need > asked.cap && !over(asked, need) {
+			return
+		}
+	}
 }
 
 // PoolNote is what the report's notes say of a pool so far: sessions stuck

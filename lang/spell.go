@@ -1,6 +1,10 @@
 package lang
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/serq/serq/internal/spell"
+)
 
 // Spelling suggestions for unknown names: "(did you mean …?)".
 
@@ -28,45 +32,14 @@ func (l *lowerer) visibleNames(sc *scope) []string {
 	return names
 }
 
-// didYouMean suggests the closest name, if one is close enough.
+// didYouMean suggests the closest name, if one is close enough
+// (internal/spell).
 func didYouMean(name string, candidates []string) string {
-	best, bestD := "", 3
-	if len(name) <= 3 {
-		bestD = 2
-	}
-	for _, c := range candidates {
-		if c == name {
-			continue
-		}
-		if d := levenshtein(name, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
+	best := spell.Nearest(name, candidates)
 	if best == "" {
 		return ""
 	}
 	return " (did you mean " + best + "?)"
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			c := 1
-			if ra[i-1] == rb[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -14,6 +14,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 
+	"github.com/serq/serq/internal/spell"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/model"
 )
@@ -300,38 +301,14 @@ func containsInt(xs []int, x int) bool {
 	return false
 }
 
-// suggest is ", did you mean K?" for the key nearest to k, if near.
+// suggest is "; did you mean K?" for the key nearest to k, if near
+// (internal/spell).
 func suggest(k string, keys []string) string {
-	best, bd := "", 3
-	for _, c := range keys {
-		if d := editDistance(k, c); d < bd {
-			best, bd = c, d
-		}
-	}
+	best := spell.Nearest(k, keys)
 	if best == "" {
 		return ""
 	}
 	return "; did you mean `" + best + "`?"
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 func (tp *tourParser) str(n ast.Node, key string) (string, error) {
