@@ -21,17 +21,13 @@
 # may not size a family), so the variants are the seed's text with its
 # two lets rewritten, written beside a link to lib/ so its `use` resolves.
 #
-# The floor and the SimPy program live in ../shared/bench beside the
-# repository; nothing is copied in. SimPy is Debian's python3-simpy (SimPy
-# 2): installed with apt-get when it is missing and we are root; without it
-# the SimPy row is skipped.
+# The floor is bench/mm1floor (hand-written Go), the SimPy program
+# bench/mm1_simpy2.py; SimPy is Debian's python3-simpy (SimPy 2): installed
+# with apt-get when it is missing and we are root; without it the SimPy row
+# is skipped.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-shared="$(cd "$(dirname "$0")/../../shared/bench" 2>/dev/null && pwd)" || {
-	echo "bench: no ../shared/bench beside the repository" >&2
-	exit 1
-}
 horizon="${1:-250000}"
 warmup="${2:-25000}"
 seed="${3:-1}"
@@ -42,7 +38,7 @@ export GOFLAGS="${GOFLAGS:--mod=mod}"
 
 echo "build: serq and the hand-written Go M/M/1" >&2
 (cd "$root" && go build -o "$tmp/serq" ./cmd/serq)
-(cd "$shared/mm1-limit" && go build -o "$tmp/mm1-limit" .)
+(cd "$root" && go build -o "$tmp/mm1-limit" ./bench/mm1floor)
 
 # A Python that has SimPy 2 (pyenv's python3 may shadow Debian's).
 simpy_python() {
@@ -87,7 +83,7 @@ timed serq "$tmp/serq" run "$root/examples/single-turn/mg1.sq" \
 	--horizon "$horizon" --warmup "$warmup" --seed "$seed"
 timed floor "$tmp/mm1-limit" -horizon "$horizon" -warmup "$warmup" -seed "$seed"
 if [ -n "$py" ]; then
-	timed simpy "$py" "$shared/mm1_simpy2.py" 0.8 "$horizon" "$warmup" "$seed"
+	timed simpy "$py" "$root/bench/mm1_simpy2.py" 0.8 "$horizon" "$warmup" "$seed"
 else
 	simpy=""
 	echo "simpy   skipped: no python3 with SimPy 2 (Debian's python3-simpy)"
