@@ -18,6 +18,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/serq/serq/internal/testutil"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
@@ -436,42 +437,13 @@ func TestPDTransferFromToIsSugarForThreeStatements(t *testing.T) {
   workload { arrive batch(1); session { turn; end; } }
   server { hold memP (cost(memP, 10)) { hold memD (cost(memD, 10)) { ` + stmts + ` } } }`)
 	}
-	a := irWithoutPositions(t, pdLoad(t, program(`transfer (1) from memP to memD (9);`)))
-	b := irWithoutPositions(t, pdLoad(t, program(`run link (cost(link, 1)); load memD (cost(memD, 9)); release memP;`)))
+	a := testutil.IRWithoutPositions(t, pdLoad(t, program(`transfer (1) from memP to memD (9);`)))
+	b := testutil.IRWithoutPositions(t, pdLoad(t, program(`run link (cost(link, 1)); load memD (cost(memD, 9)); release memP;`)))
 	if !reflect.DeepEqual(a, b) {
 		ja, _ := json.MarshalIndent(a, "", " ")
 		jb, _ := json.MarshalIndent(b, "", " ")
 		t.Errorf("the IRs differ:\ntransfer:\n%s\nthree statements:\n%s", ja, jb)
 	}
-}
-
-// irWithoutPositions is a program's IR JSON with every "pos" removed.
-func irWithoutPositions(t *testing.T, p *model.Program) any {
-	t.Helper()
-	raw, err := json.Marshal(p)
-	if err != nil {
-		t.Fatalf("the IR does not marshal: %v", err)
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatal(err)
-	}
-	var strip func(any)
-	strip = func(x any) {
-		switch x := x.(type) {
-		case map[string]any:
-			delete(x, "pos")
-			for _, y := range x {
-				strip(y)
-			}
-		case []any:
-			for _, y := range x {
-				strip(y)
-			}
-		}
-	}
-	strip(v)
-	return v
 }
 
 // T12: decode pressure backs into the prefill pool. memP holds two

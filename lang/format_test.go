@@ -1,7 +1,6 @@
 package lang
 
 import (
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -47,35 +46,6 @@ func checkFormat(t *testing.T, name string, src []byte) []byte {
 		t.Fatalf("Format(%s) is not idempotent (-once +twice):\n%s", name, diff)
 	}
 	return out
-}
-
-// irWithoutPositions is p's IR JSON with every position removed.
-func irWithoutPositions(t *testing.T, v any) any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var x any
-	if err := json.Unmarshal(b, &x); err != nil {
-		t.Fatal(err)
-	}
-	var strip func(any)
-	strip = func(x any) {
-		switch x := x.(type) {
-		case map[string]any:
-			delete(x, "pos")
-			for _, v := range x {
-				strip(v)
-			}
-		case []any:
-			for _, v := range x {
-				strip(v)
-			}
-		}
-	}
-	strip(x)
-	return x
 }
 
 // TestFormatPrograms formats every .sq file of the repository (examples,
@@ -129,7 +99,7 @@ func TestFormatPrograms(t *testing.T) {
 			t.Errorf("%s formatted does not load: %v", f, err)
 			continue
 		}
-		if diff := cmp.Diff(irWithoutPositions(t, before), irWithoutPositions(t, after)); diff != "" {
+		if diff := cmp.Diff(testutil.IRWithoutPositions(t, before), testutil.IRWithoutPositions(t, after)); diff != "" {
 			t.Errorf("%s: formatting changed the IR (-before +after):\n%s", f, diff)
 		}
 		loaded++

@@ -166,11 +166,15 @@ func plural(n int, one, many string) string {
 
 // fmtShort writes a count in at most about five cells: 1,488, 12.3k, 160k,
 // 2.5M.
-func fmtShort(x float64) string {
+func fmtShort(x float64) string { return siCount(x, 1e4, fmtCount) }
+
+// siCount writes x in three digits with a k, M or G suffix when |x| is at
+// least from, and with small below it (or when x is not finite).
+func siCount(x, from float64, small func(float64) string) string {
 	a := math.Abs(x)
 	switch {
-	case math.IsNaN(x) || math.IsInf(x, 0) || a < 10000:
-		return fmtCount(x)
+	case math.IsNaN(x) || math.IsInf(x, 0) || a < from:
+		return small(x)
 	case a < 1e6:
 		return strconv.FormatFloat(x/1e3, 'g', 3, 64) + "k"
 	case a < 1e9:

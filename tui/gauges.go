@@ -2,7 +2,6 @@ package tui
 
 import (
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/NimbleMarkets/ntcharts/sparkline"
@@ -262,19 +261,7 @@ func (p *gaugesPane) redraw() {
 
 // scaleNum writes a count of units rounded, in three digits: 16, 812,
 // 5.28k, 160k, 1.5M.
-func scaleNum(x float64) string {
-	x = math.Round(x)
-	a := math.Abs(x)
-	switch {
-	case math.IsNaN(x) || math.IsInf(x, 0) || a < 1000:
-		return fmtValue(x)
-	case a < 1e6:
-		return strconv.FormatFloat(x/1e3, 'g', 3, 64) + "k"
-	case a < 1e9:
-		return strconv.FormatFloat(x/1e6, 'g', 3, 64) + "M"
-	}
-	return strconv.FormatFloat(x/1e9, 'g', 3, 64) + "G"
-}
+func scaleNum(x float64) string { return siCount(math.Round(x), 1e3, fmtValue) }
 
 // chartEnd is the time the charts end at: 1, 2 or 5 times a power of ten
 // seconds, the first not before now, so the columns keep their spans (and

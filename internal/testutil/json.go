@@ -58,3 +58,33 @@ func plain(v reflect.Value) any {
 	}
 	return v.Interface()
 }
+
+// IRWithoutPositions is the IR JSON of v (a lowered program) with every
+// "pos" removed, for comparing two programs that differ only in layout.
+func IRWithoutPositions(tb testing.TB, v any) any {
+	tb.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatalf("the IR does not marshal: %v", err)
+	}
+	var x any
+	if err := json.Unmarshal(raw, &x); err != nil {
+		tb.Fatal(err)
+	}
+	var strip func(any)
+	strip = func(x any) {
+		switch x := x.(type) {
+		case map[string]any:
+			delete(x, "pos")
+			for _, y := range x {
+				strip(y)
+			}
+		case []any:
+			for _, y := range x {
+				strip(y)
+			}
+		}
+	}
+	strip(x)
+	return x
+}
