@@ -63,13 +63,19 @@ func (tl *Timeline) Checkpoints() int { return len(tl.cps) }
 // is due.
 func (tl *Timeline) Step() bool {
 	ok := tl.sim.Step()
+	tl.checkpointIfDue()
+	return ok
+}
+
+// checkpointIfDue takes a checkpoint when the run stands at a multiple of
+// the spacing not checkpointed yet.
+func (tl *Timeline) checkpointIfDue() {
 	if n := tl.sim.events; n%tl.every == 0 && n > tl.cps[len(tl.cps)-1].Events() && tl.sim.err == nil {
 		tl.cps = append(tl.cps, tl.sim.Checkpoint())
 		if len(tl.cps) > MaxCheckpoints {
 			tl.thin()
 		}
 	}
-	return ok
 }
 
 // thin doubles the spacing: it keeps the start and every checkpoint at a

@@ -55,3 +55,34 @@ func TestTimelineSeek(t *testing.T) {
 		t.Fatal("Report or Snapshot changed the run's state")
 	}
 }
+
+// TestStepN: batches of StepN land on the state of as many Steps, take the
+// checkpoints Step would, and stop at the run's end.
+func TestStepN(t *testing.T) {
+	p := loadExample(t, "pd-disaggregation/llmd_nixl_pull.sq", nil)
+	opt := interp.Options{Horizon: 20, Warmup: 2, Seed: 1}
+	a, _ := interp.New(p, opt)
+	b, _ := interp.New(p, opt)
+	tla, tlb := interp.NewTimeline(a, 1000), interp.NewTimeline(b, 1000)
+	for _, n := range []uint64{1, 999, 1, 2500, 7, 1} {
+		if got := tla.StepN(n); got != n {
+			t.Fatalf("StepN(%d) ran %d events", n, got)
+		}
+		for range n {
+			tlb.Step()
+		}
+		if !interp.SameState(tla.Sim(), tlb.Sim()) || tla.Checkpoints() != tlb.Checkpoints() {
+			t.Fatalf("after StepN to #%d: same state %v, checkpoints %d against %d",
+				tla.Sim().Events(), interp.SameState(tla.Sim(), tlb.Sim()), tla.Checkpoints(), tlb.Checkpoints())
+		}
+	}
+	for tlb.Step() {
+	}
+	rest := tlb.Sim().Events() - tla.Sim().Events()
+	if got := tla.StepN(1 << 40); got != rest || !tla.Sim().Done() || !interp.SameState(tla.Sim(), tlb.Sim()) {
+		t.Fatalf("StepN to the end ran %d events, want %d (done %v)", got, rest, tla.Sim().Done())
+	}
+	if got := tla.StepN(5); got != 0 {
+		t.Fatalf("StepN after the end ran %d events", got)
+	}
+}
