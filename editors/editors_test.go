@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/serq/serq/lang"
 )
 
@@ -84,7 +86,7 @@ func vimWords(t *testing.T) map[string]bool {
 // and every built-in name (each part of a dotted one) is highlighted by
 // both editor grammars.
 func TestGrammarsComplete(t *testing.T) {
-	want := append([]string(nil), lang.Keywords()...)
+	want := append([]string(nil), syntax.Keywords()...)
 	for _, b := range lang.Builtins() {
 		want = append(want, strings.Split(b, ".")...)
 	}

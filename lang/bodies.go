@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/model"
@@ -18,7 +20,7 @@ func (l *lowerer) bodies() {
 			l.errs = append(l.errs, &Error{Pos: model.Pos{File: l.file}, Msg: "--def " + o.Name + ": the program has no expression def `" + o.Name + "`"})
 			continue
 		}
-		e, err := parseExprText("--def "+o.Name, o.Expr)
+		e, err := syntax.ParseExpr("--def "+o.Name, o.Expr)
 		if err != nil {
 			l.addErr(err)
 			continue
@@ -64,7 +66,7 @@ func (l *lowerer) bodies() {
 		l.gauges[g.Name] = true
 		v, _ := l.expr(g.Expr, &scope{l: l, mom: momGauge})
 		l.gaugeIndexes(g, v)
-		p.Gauges = append(p.Gauges, model.Gauge{Name: g.Name, Expr: v, Pos: toPos(g.Pos)})
+		p.Gauges = append(p.Gauges, model.Gauge{Name: g.Name, Expr: v, Pos: syntax.ToPos(g.Pos)})
 	}
 	for _, c := range l.claimAST {
 		l.claim(c)
@@ -135,13 +137,13 @@ func (l *lowerer) collectAttrs() {
 	if l.workload != nil {
 		for _, it := range l.workload.Items {
 			switch it := it.(type) {
-			case *InitItem:
+			case *syntax.InitItem:
 				collectSetNames(it.Body.Stmts, addSize)
-			case *TurnItem:
+			case *syntax.TurnItem:
 				collectSetNames(it.Body.Stmts, addSize)
-			case *SessionItem:
+			case *syntax.SessionItem:
 				collectSetNames(it.Body.Stmts, add)
-			case *TraceItem:
+			case *syntax.TraceItem:
 				for _, n := range []string{"new", "out", "think", "forced"} {
 					l.attr(n)
 				}
@@ -170,7 +172,7 @@ func (l *lowerer) collectAttrs() {
 	if l.workload != nil {
 		hidden := map[string]lexer.Position{}
 		for _, it := range l.workload.Items {
-			if h, ok := it.(*HiddenItem); ok {
+			if h, ok := it.(*syntax.HiddenItem); ok {
 				for i, n := range h.Names {
 					slot, ok := l.attrs[n]
 					at := hiddenNameAt(h, i)
@@ -180,7 +182,7 @@ func (l *lowerer) collectAttrs() {
 					}
 					switch {
 					case twice:
-						l.errorf(at, "hidden `%s` twice (first at %s)", n, toPos(first))
+						l.errorf(at, "hidden `%s` twice (first at %s)", n, syntax.ToPos(first))
 					case n == "cached" || n == "computed":
 						l.errorf(h.Pos, "`%s` is the scheduler's: it cannot be hidden", n)
 					case !ok:
@@ -195,7 +197,7 @@ func (l *lowerer) collectAttrs() {
 }
 
 // keys lowers sort keys; their moment refuses draws.
-func (l *lowerer) keys(es []*Expr, sc *scope) []*model.Expr {
+func (l *lowerer) keys(es []*syntax.Expr, sc *scope) []*model.Expr {
 	var out []*model.Expr
 	for _, e := range es {
 		v, _ := l.expr(e, sc)
@@ -214,13 +216,13 @@ func (l *lowerer) poolOptions(pd *poolDecl) {
 		}
 		for _, o := range pd.ast.Opts {
 			switch o := o.(type) {
-			case *EvictOpt:
+			case *syntax.EvictOpt:
 				if !o.LRU {
 					c := *sc
 					c.mom = momEvict
 					pl.Evict.Keys = l.keys(o.Keys, &c)
 				}
-			case *PreemptOpt:
+			case *syntax.PreemptOpt:
 				switch o.Policy {
 				case "lifo":
 					pl.Preempt = model.PreemptLIFO
@@ -233,15 +235,15 @@ func (l *lowerer) poolOptions(pd *poolDecl) {
 					pl.PreemptKeys = l.keys(o.Keys, &c)
 					pl.RequeueTail = o.Requeue == "tail"
 				}
-			case *QueueOpt:
+			case *syntax.QueueOpt:
 				if !o.FIFO {
 					c := *sc
 					c.mom = momSelect
 					pl.QueueKeys = l.keys(o.Keys, &c)
 				}
-			case *ReserveOpt:
+			case *syntax.ReserveOpt:
 				pl.ReserveHeld = true
-			case *SpillOpt:
+			case *syntax.SpillOpt:
 				pl.Spill = l.spill(o, sc, i == f.First)
 			}
 		}
@@ -252,25 +254,25 @@ func (l *lowerer) poolOptions(pd *poolDecl) {
 func (l *lowerer) engineBody(e *engineDecl) {
 	p := l.prog
 	fam := p.StageFams[e.fam]
-	var tokens *TokensCap
-	var sched *ScheduleItem
-	var exec *ExecuteItem
-	var gran *GranuleItem
-	var states []*StateItem
+	var tokens *syntax.TokensCap
+	var sched *syntax.ScheduleItem
+	var exec *syntax.ExecuteItem
+	var gran *syntax.GranuleItem
+	var states []*syntax.StateItem
 	for _, it := range e.ast.Items {
 		switch it := it.(type) {
-		case *TokensCap:
+		case *syntax.TokensCap:
 			tokens = it
-		case *ScheduleItem:
+		case *syntax.ScheduleItem:
 			if sched != nil {
 				l.errorf(it.Pos, "engine `%s` has two schedules", e.name)
 			}
 			sched = it
-		case *ExecuteItem:
+		case *syntax.ExecuteItem:
 			exec = it
-		case *GranuleItem:
+		case *syntax.GranuleItem:
 			gran = it
-		case *StateItem:
+		case *syntax.StateItem:
 			states = append(states, it)
 		}
 	}
@@ -351,7 +353,7 @@ func isNotPreempted(e *model.Expr) bool {
 	return false
 }
 
-func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc *scope, report bool) {
+func (l *lowerer) schedule(e *engineDecl, s *syntax.ScheduleItem, eng *model.Engine, sc *scope, report bool) {
 	errorf := func(pos lexerPos, format string, args ...any) {
 		if report {
 			l.errorf(pos, format, args...)
@@ -376,7 +378,7 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 	var capText string
 	var capExpr *model.Expr
 	capCount, capStmts := 0, 0
-	checkCap := func(c *Expr) {
+	checkCap := func(c *syntax.Expr) {
 		capStmts++
 		if c == nil {
 			return
@@ -401,14 +403,14 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 		}
 		capText, capExpr = t, v
 	}
-	var lowerSteps func(ss []SchedStmt) []model.SchedStep
-	var reach func(ss []SchedStmt) bool
-	reach = func(ss []SchedStmt) bool {
+	var lowerSteps func(ss []syntax.SchedStmt) []model.SchedStep
+	var reach func(ss []syntax.SchedStmt) bool
+	reach = func(ss []syntax.SchedStmt) bool {
 		for _, st := range ss {
 			switch st := st.(type) {
-			case *AdvanceStmt, *AdmitStmt, *ExclusiveStmt:
+			case *syntax.AdvanceStmt, *syntax.AdmitStmt, *syntax.ExclusiveStmt:
 				return true
-			case *SchedBranch:
+			case *syntax.SchedBranch:
 				if reach(st.Then) && st.Else != nil && reach(st.Else) {
 					return true
 				}
@@ -416,11 +418,11 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 		}
 		return false
 	}
-	lowerSteps = func(ss []SchedStmt) []model.SchedStep {
+	lowerSteps = func(ss []syntax.SchedStmt) []model.SchedStep {
 		var out []model.SchedStep
 		for _, st := range ss {
 			switch st := st.(type) {
-			case *AdvanceStmt:
+			case *syntax.AdvanceStmt:
 				step := model.SchedStep{Op: model.SchedAdvance}
 				if st.Only != nil {
 					step.Only, _ = l.expr(st.Only, ks)
@@ -434,7 +436,7 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 				}
 				checkCap(st.Cap)
 				out = append(out, step)
-			case *AdmitStmt:
+			case *syntax.AdmitStmt:
 				step := model.SchedStep{Op: model.SchedAdmit}
 				if st.Only != nil {
 					step.Only, _ = l.expr(st.Only, ks)
@@ -444,16 +446,16 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 				}
 				checkCap(st.Cap)
 				out = append(out, step)
-			case *ExclusiveStmt:
+			case *syntax.ExclusiveStmt:
 				checkCap(st.Cap)
 				errorf(st.Pos, "`exclusive prefill` stands only as `exclusive prefill; admit waiting while (running.preempted == 0);`")
-			case *SchedBranch:
+			case *syntax.SchedBranch:
 				step := model.SchedStep{Op: model.SchedBranch}
 				step.Cond, _ = l.expr(st.Cond, &gs)
 				step.Then = lowerSteps(st.Then)
 				step.Else = lowerSteps(st.Else)
 				out = append(out, step)
-			case *SchedSet:
+			case *syntax.SchedSet:
 				r, ok := e.regs[st.Name]
 				if !ok {
 					errorf(st.Pos, "`%s` is no register of engine `%s`: declare `state %s = …;`", st.Name, e.name, st.Name)
@@ -471,12 +473,12 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 	}
 	// The two lowerings with no body (the first two schedules of docs/engine.md §4.1).
 	if len(s.Stmts) == 2 {
-		adm, ok2 := s.Stmts[1].(*AdmitStmt)
+		adm, ok2 := s.Stmts[1].(*syntax.AdmitStmt)
 		if ok2 && adm.Only == nil && adm.While != nil {
 			w, _ := l.expr(adm.While, &gs)
 			if isNotPreempted(w) {
 				switch first := s.Stmts[0].(type) {
-				case *AdvanceStmt:
+				case *syntax.AdvanceStmt:
 					if first.Only == nil {
 						eng.Serve = model.ServeVLLM
 						steps := lowerSteps(s.Stmts)
@@ -487,10 +489,10 @@ func (l *lowerer) schedule(e *engineDecl, s *ScheduleItem, eng *model.Engine, sc
 						}
 						return
 					}
-				case *ExclusiveStmt:
+				case *syntax.ExclusiveStmt:
 					if e.ast != nil {
 						for _, it := range e.ast.Items {
-							if g, ok := it.(*GranuleItem); ok {
+							if g, ok := it.(*syntax.GranuleItem); ok {
 								errorf(g.Pos, "`granule` cannot be combined with `exclusive prefill`")
 							}
 						}
@@ -539,28 +541,28 @@ func (l *lowerer) workloadBody() {
 	w := &p.Workload
 	w.Init = &model.Block{Stmts: []*model.Stmt{}}
 	w.Turn = &model.Block{Stmts: []*model.Stmt{}}
-	var session *SessionItem
+	var session *syntax.SessionItem
 	if l.workload != nil && l.server == nil {
 		l.errorf(l.workload.Pos, "a workload needs a `server`: each turn's request runs there (`server { … }` in `fn main`)")
 	}
 	if l.workload != nil {
 		for _, it := range l.workload.Items {
 			switch it := it.(type) {
-			case *ArriveItem:
+			case *syntax.ArriveItem:
 				l.arrival(it)
-			case *TraceItem:
+			case *syntax.TraceItem:
 				if w.Trace != "" {
 					l.errorf(it.Pos, "a second `trace`")
 				}
 				w.Trace = l.tracePath(it)
 				w.Ordered = it.Ordered
-			case *InitItem:
+			case *syntax.InitItem:
 				l.costReset()
 				w.Init = l.block(it.Body, &scope{l: l, mom: momInitTurn, side: sideInitTurn})
-			case *TurnItem:
+			case *syntax.TurnItem:
 				l.costReset()
 				w.Turn = l.block(it.Body, &scope{l: l, mom: momInitTurn, side: sideInitTurn})
-			case *SessionItem:
+			case *syntax.SessionItem:
 				if session != nil {
 					l.errorf(it.Pos, "a second `session`")
 				}
@@ -577,9 +579,9 @@ func (l *lowerer) workloadBody() {
 		}
 	} else {
 		l.prog.Blocks++
-		w.Session = &model.Block{Stmts: []*model.Stmt{{Op: model.OpTurn, Pos: toPos(l.mainPos())}}}
+		w.Session = &model.Block{Stmts: []*model.Stmt{{Op: model.OpTurn, Pos: syntax.ToPos(l.mainPos())}}}
 	}
-	w.Session.Stmts = append(w.Session.Stmts, &model.Stmt{Op: model.OpEnd, Pos: toPos(l.mainPos())})
+	w.Session.Stmts = append(w.Session.Stmts, &model.Stmt{Op: model.OpEnd, Pos: syntax.ToPos(l.mainPos())})
 }
 
 func hasTurn(b *model.Block) bool {
@@ -594,7 +596,7 @@ func hasTurn(b *model.Block) bool {
 	return false
 }
 
-func (l *lowerer) arrival(a *ArriveItem) {
+func (l *lowerer) arrival(a *syntax.ArriveItem) {
 	w := &l.prog.Workload
 	switch a.Kind {
 	case "none":
@@ -636,8 +638,8 @@ func (l *lowerer) arrival(a *ArriveItem) {
 	}
 }
 
-func (l *lowerer) claim(c *ClaimItem) {
-	cl := model.Claim{Name: c.Name, Stage: -1, Pos: toPos(c.Pos)}
+func (l *lowerer) claim(c *syntax.ClaimItem) {
+	cl := model.Claim{Name: c.Name, Stage: -1, Pos: syntax.ToPos(c.Pos)}
 	sc := &scope{l: l, mom: momClaim}
 	switch {
 	case c.AtEnd:
@@ -666,7 +668,7 @@ func (l *lowerer) claim(c *ClaimItem) {
 		if l.claimNames == nil {
 			l.claimNames = map[string]model.Pos{}
 		}
-		p := toPos(at)
+		p := syntax.ToPos(at)
 		if p.File == "" {
 			p.File = l.file
 		}
@@ -695,7 +697,7 @@ func (l *lowerer) claim(c *ClaimItem) {
 // granuleFitsCap refuses a granule above a constant per-run cap, or above
 // the constant k of a cap `max(k, e)`: every chunk would round to 0 and
 // the prefill would wait for ever. `granule inf` exceeds any such cap.
-func (l *lowerer) granuleFitsCap(gran *GranuleItem, chunk *model.Expr) {
+func (l *lowerer) granuleFitsCap(gran *syntax.GranuleItem, chunk *model.Expr) {
 	x, isConst := l.constValueQuiet(gran.Granule)
 	if !isConst || chunk == nil {
 		return
@@ -714,7 +716,7 @@ func (l *lowerer) granuleFitsCap(gran *GranuleItem, chunk *model.Expr) {
 }
 
 // constValueQuiet evaluates a constant expression without reporting.
-func (l *lowerer) constValueQuiet(e *Expr) (float64, bool) {
+func (l *lowerer) constValueQuiet(e *syntax.Expr) (float64, bool) {
 	saved := len(l.errs)
 	v, _ := l.expr(e, &scope{l: l, mom: momConst})
 	l.errs = l.errs[:saved]

@@ -11,6 +11,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/model"
@@ -29,7 +31,7 @@ func nameAt(pos lexer.Position, toks []lexer.Token, name string) lexer.Position 
 }
 
 // paramAt is where a def writes its parameter name.
-func paramAt(d *DefItem, name string) lexer.Position {
+func paramAt(d *syntax.DefItem, name string) lexer.Position {
 	for i, t := range d.Tokens {
 		if t.Value == "(" {
 			return nameAt(d.Pos, d.Tokens[i:], name)
@@ -45,7 +47,7 @@ func (l *lowerer) site(name string, pos lexer.Position) {
 		l.sites = map[string]model.Pos{}
 	}
 	if _, ok := l.sites[name]; !ok {
-		p := toPos(pos)
+		p := syntax.ToPos(pos)
 		if p.File == "" {
 			p.File = l.file
 		}
@@ -76,11 +78,11 @@ func (l *lowerer) attrSites() {
 	if l.workload != nil {
 		for _, it := range l.workload.Items {
 			switch it := it.(type) {
-			case *InitItem:
+			case *syntax.InitItem:
 				walkSets(it.Body.Stmts, rec)
-			case *TurnItem:
+			case *syntax.TurnItem:
 				walkSets(it.Body.Stmts, rec)
-			case *SessionItem:
+			case *syntax.SessionItem:
 				walkSets(it.Body.Stmts, rec)
 			}
 		}
@@ -108,7 +110,7 @@ func (l *lowerer) didYouMeanAt(name string, candidates []string) string {
 }
 
 // hiddenNameAt is where a `hidden` item writes its i-th name.
-func hiddenNameAt(h *HiddenItem, i int) lexer.Position {
+func hiddenNameAt(h *syntax.HiddenItem, i int) lexer.Position {
 	k := 0
 	for _, t := range h.Tokens {
 		if t.Value == h.Names[i] && t.Value != "hidden" {
@@ -134,7 +136,7 @@ func countBefore(names []string, i int) int {
 
 // innerHold records, in the body of an enclosing hold, that the hold h
 // has run: a later `cached` reads h's admission.
-func innerHold(sc *scope, h *HoldStmt) {
+func innerHold(sc *scope, h *syntax.HoldStmt) {
 	if sc.cachedAfter != nil && *sc.cachedAfter == "" && len(h.Pools) > 0 {
 		*sc.cachedAfter = h.Pools[0].Pool.Name
 	}
@@ -142,7 +144,7 @@ func innerHold(sc *scope, h *HoldStmt) {
 
 // loopHolds is innerHold for a loop's body: its next pass comes after any
 // hold it holds.
-func loopHolds(sc *scope, body []Stmt) {
+func loopHolds(sc *scope, body []syntax.Stmt) {
 	if sc.cachedAfter == nil || *sc.cachedAfter != "" {
 		return
 	}
@@ -152,22 +154,22 @@ func loopHolds(sc *scope, body []Stmt) {
 }
 
 // firstHold is the first hold statement in ss, at any depth.
-func firstHold(ss []Stmt) *HoldStmt {
+func firstHold(ss []syntax.Stmt) *syntax.HoldStmt {
 	for _, s := range ss {
-		var inner []Stmt
+		var inner []syntax.Stmt
 		switch s := s.(type) {
-		case *HoldStmt:
+		case *syntax.HoldStmt:
 			return s
-		case *BranchStmt:
+		case *syntax.BranchStmt:
 			inner = s.Then.Stmts
 			if s.Else != nil {
-				inner = append(append([]Stmt(nil), inner...), s.Else.Stmts...)
+				inner = append(append([]syntax.Stmt(nil), inner...), s.Else.Stmts...)
 			}
-		case *WhileStmt:
+		case *syntax.WhileStmt:
 			inner = s.Body.Stmts
-		case *LoopStmt:
+		case *syntax.LoopStmt:
 			inner = s.Body.Stmts
-		case *ForkStmt:
+		case *syntax.ForkStmt:
 			inner = s.Body.Stmts
 		}
 		if h := firstHold(inner); h != nil {
@@ -202,7 +204,7 @@ func (l *lowerer) noteStaleSet(name string, out []*model.Stmt) {
 // checkStaleHeader refuses a hold header that reads an attribute a `set`
 // above it computed from `cachedin`: the header is read at admission, the
 // `set` before the session queued.
-func (l *lowerer) checkStaleHeader(h *HoldStmt, out []*model.Stmt) {
+func (l *lowerer) checkStaleHeader(h *syntax.HoldStmt, out []*model.Stmt) {
 	if len(l.stale) == 0 {
 		return
 	}
@@ -256,7 +258,7 @@ func (l *lowerer) explainUndefs() {
 // (read once per session, after init), the deployment's state in its
 // `given` or at its end (stateless, noState), and `busy`/`work` anywhere:
 // their time integrals belong to the stage table, not to one iteration.
-func (l *lowerer) claimReads(src *Expr, e *model.Expr, what string, noState bool) {
+func (l *lowerer) claimReads(src *syntax.Expr, e *model.Expr, what string, noState bool) {
 	e.Walk(func(x *model.Expr) bool {
 		switch {
 		case x.Op == model.ECtx && model.Ctx(x.Slot) == model.CtxNow && what != "a claim":
@@ -306,10 +308,10 @@ func (l *lowerer) setInputDep(name string, in *inputDecl) {
 // input: a later `let` of the same name shadows the earlier one, so a
 // fixed shadow of an input may size an array and a shadow computed from
 // it may not.
-func (l *lowerer) noteInputDep(name string, e *Expr) {
+func (l *lowerer) noteInputDep(name string, e *syntax.Expr) {
 	var dep *inputDecl
 	for _, t := range e.Tokens {
-		if in := l.constInput[t.Value]; in != nil && t.Type == sqLexer.Symbols()["Ident"] {
+		if in := l.constInput[t.Value]; in != nil && t.Type == syntax.Lexer().Symbols()["Ident"] {
 			dep = in
 			break
 		}
@@ -367,7 +369,7 @@ func (l *lowerer) checkAggIndexes() {
 // gaugeIndexes refuses a gauge whose member index reads the deployment's
 // state: it could leave the array at run time, and a gauge may not fail
 // the run. A constant index is folded and checked where it is read.
-func (l *lowerer) gaugeIndexes(g *GaugeItem, v *model.Expr) {
+func (l *lowerer) gaugeIndexes(g *syntax.GaugeItem, v *model.Expr) {
 	v.Walk(func(e *model.Expr) bool {
 		if (e.Op == model.EPool || e.Op == model.EStage) && e.Ref != nil && e.Ref.Index != nil {
 			if _, ok := e.Ref.Index.IsConst(); !ok {
@@ -381,7 +383,7 @@ func (l *lowerer) gaugeIndexes(g *GaugeItem, v *model.Expr) {
 
 // posText writes a parser position as FILE:LINE:COL.
 func (l *lowerer) posText(pos lexer.Position) string {
-	p := toPos(pos)
+	p := syntax.ToPos(pos)
 	if p.File == "" {
 		p.File = l.file
 	}
@@ -451,7 +453,7 @@ func capShape(v *model.Expr) string {
 
 // infOperand reports an `inf` written as an operand of an expression (as
 // in `min(inf, 4)`), not as the whole expression or a whole arm of `?:`.
-func infOperand(e *Expr) bool {
+func infOperand(e *syntax.Expr) bool {
 	var toks []lexer.Token
 	for _, t := range e.Tokens {
 		if strings.TrimSpace(t.Value) != "" && !strings.HasPrefix(t.Value, "//") && !strings.HasPrefix(t.Value, "/*") {
@@ -474,7 +476,7 @@ func infOperand(e *Expr) bool {
 // gaugeRegister reads, in a gauge, the register of the one engine that
 // declares name (engines with registers are single, never families): the
 // gauge samples it as the engine's iterations leave it.
-func (l *lowerer) gaugeRegister(n *Name) (*model.Expr, bool) {
+func (l *lowerer) gaugeRegister(n *syntax.Name) (*model.Expr, bool) {
 	var found []*engineDecl
 	for _, e := range l.engList {
 		if _, ok := e.regs[n.Name]; ok {

@@ -3,6 +3,8 @@ package lang
 import (
 	"maps"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/model"
@@ -132,7 +134,7 @@ func (l *lowerer) serverResources() map[string]bool {
 
 // clientCost refuses a client session's cost of a resource the server
 // uses: the workload states demand, the deployment what serving costs.
-func (l *lowerer) clientCost(c *Call, t typ) {
+func (l *lowerer) clientCost(c *syntax.Call, t typ) {
 	if l.serverRes == nil {
 		l.serverRes = l.serverResources()
 	}

@@ -4,66 +4,68 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/model"
 )
 
 // declare is phase 1: the items of `fn main` in source order.
-func (l *lowerer) declare(main *MainItem) {
+func (l *lowerer) declare(main *syntax.MainItem) {
 	for _, it := range main.Items {
 		switch it := it.(type) {
-		case *UseItem:
+		case *syntax.UseItem:
 			l.useLib(it, l.file)
-		case *LetItem:
+		case *syntax.LetItem:
 			if it.Arg != nil {
 				l.input(it)
 			} else {
 				l.constant(it)
 			}
-		case *DefItem:
+		case *syntax.DefItem:
 			l.def(it)
-		case *MainItem:
+		case *syntax.MainItem:
 			l.errorf(it.Pos, "a nested `fn main`: a program has exactly one")
-		case *RunBlock:
+		case *syntax.RunBlock:
 			l.runBlock(it)
-		case *StrayStmt:
+		case *syntax.StrayStmt:
 			l.strayStmt(it)
-		case *SessionItem:
+		case *syntax.SessionItem:
 			l.errorf(it.Pos, "`session` belongs inside `workload { … }`")
-		case *StageItem:
+		case *syntax.StageItem:
 			l.stage(it)
-		case *PoolItem:
+		case *syntax.PoolItem:
 			l.pool(it, nil)
-		case *DeviceItem:
+		case *syntax.DeviceItem:
 			l.device(it, nil)
-		case *EngineItem:
+		case *syntax.EngineItem:
 			l.engine(it, nil)
-		case *QueueItem:
+		case *syntax.QueueItem:
 			l.queue(it)
-		case *RelationItem:
+		case *syntax.RelationItem:
 			l.relation(it)
-		case *ShareItem:
+		case *syntax.ShareItem:
 			if l.share != nil {
 				l.errorf(it.Pos, "a second `share` declaration (first at %s)", l.posText(l.share.Pos))
 				continue
 			}
 			l.share = it
-		case *WorkloadItem:
+		case *syntax.WorkloadItem:
 			if l.workload != nil {
 				l.errorf(it.Pos, "a second `workload`: a program has at most one")
 				continue
 			}
 			l.workload = it
-		case *ServerItem:
+		case *syntax.ServerItem:
 			if l.server != nil {
 				l.errorf(it.Pos, "a second `server`: a program has at most one")
 				continue
 			}
 			l.server = it
-		case *GaugeItem:
+		case *syntax.GaugeItem:
 			l.gaugeAST = append(l.gaugeAST, it)
-		case *ClaimItem:
+		case *syntax.ClaimItem:
 			l.claimAST = append(l.claimAST, it)
 		}
 	}
@@ -72,21 +74,21 @@ func (l *lowerer) declare(main *MainItem) {
 
 // runBlock refuses `run { horizon …; }`, and a `run` statement where an
 // item belongs.
-func (l *lowerer) runBlock(it *RunBlock) {
+func (l *lowerer) runBlock(it *syntax.RunBlock) {
 	if it.Body.Group == nil {
-		l.strayStmt(&StrayStmt{Pos: it.Pos, Stmt: &RunStmt{Pos: it.Pos}})
+		l.strayStmt(&syntax.StrayStmt{Pos: it.Pos, Stmt: &syntax.RunStmt{Pos: it.Pos}})
 		return
 	}
 	l.errorf(it.Pos, "a model carries no run settings: pass `--horizon`, `--warmup`, `--seed` on the command line or in an instance file")
 }
 
 // strayStmt refuses a statement among the items of a program.
-func (l *lowerer) strayStmt(it *StrayStmt) {
+func (l *lowerer) strayStmt(it *syntax.StrayStmt) {
 	l.errorf(it.Pos, "%s is a statement: it belongs in `server { … }`, a block of the workload or a queue's entry", stmtWord(it.Stmt))
 }
 
 // constant evaluates a constant expression; ok is false after an error.
-func (l *lowerer) constValue(e *Expr, what string) (float64, bool) {
+func (l *lowerer) constValue(e *syntax.Expr, what string) (float64, bool) {
 	v, _ := l.expr(e, &scope{l: l, mom: momConst})
 	x, ok := v.IsConst()
 	if !ok {
@@ -113,7 +115,7 @@ func draws(e *model.Expr) bool {
 }
 
 // count evaluates a family size.
-func (l *lowerer) count(e *Expr, what string) (int, bool) {
+func (l *lowerer) count(e *syntax.Expr, what string) (int, bool) {
 	if e == nil {
 		return 1, false
 	}
@@ -130,9 +132,9 @@ func (l *lowerer) count(e *Expr, what string) (int, bool) {
 }
 
 // checkNoInputSizes refuses a family size that reads an input.
-func (l *lowerer) checkNoInputSizes(e *Expr, what string) {
+func (l *lowerer) checkNoInputSizes(e *syntax.Expr, what string) {
 	for _, t := range e.Tokens {
-		if t.Type != sqLexer.Symbols()["Ident"] {
+		if t.Type != syntax.Lexer().Symbols()["Ident"] {
 			continue
 		}
 		if in := l.constInput[t.Value]; in != nil && in.bound {
@@ -175,7 +177,7 @@ func (l *lowerer) newStageFam(name string, count int, array bool, kind model.Sta
 			label, idx = fmt.Sprintf("%s[%d]", name, i), i
 		}
 		p.Stages = append(p.Stages, model.Stage{Name: name, Label: label, Fam: fam, Index: idx, Kind: kind,
-			Servers: servers, Phi: phi, PhiConst: phi != nil && phiConst, Engine: -1, Pos: toPos(pos)})
+			Servers: servers, Phi: phi, PhiConst: phi != nil && phiConst, Engine: -1, Pos: syntax.ToPos(pos)})
 	}
 	return fam
 }
@@ -191,12 +193,12 @@ func (l *lowerer) newPoolFam(name string, count int, array bool, cap float64, po
 			label, idx = fmt.Sprintf("%s[%d]", name, i), i
 		}
 		p.Pools = append(p.Pools, model.Pool{Name: name, Label: label, Fam: fam, Index: idx, Cap: model.F64(cap),
-			AdmitVia: -1, MemoryOf: -1, Pos: toPos(pos)})
+			AdmitVia: -1, MemoryOf: -1, Pos: syntax.ToPos(pos)})
 	}
 	return fam
 }
 
-func (l *lowerer) stageKind(k *StageKind, what string) (model.StageKind, int, *model.Expr) {
+func (l *lowerer) stageKind(k *syntax.StageKind, what string) (model.StageKind, int, *model.Expr) {
 	switch k.Kind {
 	case "fifo":
 		c := 1.0
@@ -237,7 +239,7 @@ func (l *lowerer) stageKind(k *StageKind, what string) (model.StageKind, int, *m
 	}
 }
 
-func (l *lowerer) stage(it *StageItem) {
+func (l *lowerer) stage(it *syntax.StageItem) {
 	if l.declared(nameAt(it.Pos, it.Tokens, it.Name), it.Name) {
 		return
 	}
@@ -250,7 +252,7 @@ func (l *lowerer) stage(it *StageItem) {
 }
 
 // pool declares a pool, top-level (q == nil) or a queue's.
-func (l *lowerer) pool(it *PoolItem, q *queueDecl) {
+func (l *lowerer) pool(it *syntax.PoolItem, q *queueDecl) {
 	name := it.Name
 	if q != nil {
 		name = q.name + "." + it.Name
@@ -269,7 +271,7 @@ func (l *lowerer) pool(it *PoolItem, q *queueDecl) {
 	admitVia, memoryOf := (*engineDecl)(nil), (*engineDecl)(nil)
 	hasCap := false
 	for _, o := range it.Opts {
-		if c, ok := o.(*CapOpt); ok {
+		if c, ok := o.(*syntax.CapOpt); ok {
 			hasCap = true
 			if x, ok := l.constValue(c.Cap, "the cap of pool `"+it.Name+"`"); ok {
 				if x < 0 {
@@ -278,7 +280,7 @@ func (l *lowerer) pool(it *PoolItem, q *queueDecl) {
 				capv = x
 			}
 		}
-		if a, ok := o.(*AdmitViaOpt); ok {
+		if a, ok := o.(*syntax.AdmitViaOpt); ok {
 			l.errorf(a.Pos, "`admit via %s` is retired: who admits a pool is said by its `on` (`pool %s on ENGINE` or `on ENGINE.DEVICE`)", a.Stage, it.Name)
 		}
 	}
@@ -365,7 +367,7 @@ func (l *lowerer) pool(it *PoolItem, q *queueDecl) {
 			pl.MemoryOf = l.prog.StageFams[memoryOf.fam].First + (i - pf.First)
 		}
 		for _, o := range it.Opts {
-			if b, ok := o.(*BlockOpt); ok && i == pf.First {
+			if b, ok := o.(*syntax.BlockOpt); ok && i == pf.First {
 				if x, ok := l.constValue(b.Block, "the block of pool `"+it.Name+"`"); ok {
 					if !(x > 0) || x != math.Floor(x) {
 						l.errorf(b.Block.Pos, "a block is a positive whole number of units, not %s", fmtNum(x))
@@ -420,9 +422,9 @@ func (l *lowerer) engineByName(name string, q *queueDecl) *engineDecl {
 	return l.engines[name]
 }
 
-func (l *lowerer) device(it *DeviceItem, q *queueDecl) {
+func (l *lowerer) device(it *syntax.DeviceItem, q *queueDecl) {
 	name := it.Name
-	d := &deviceDecl{name: name, funcs: map[string]*Resource{}, caps: map[string]float64{},
+	d := &deviceDecl{name: name, funcs: map[string]*syntax.Resource{}, caps: map[string]float64{},
 		capPos: map[string]lexer.Position{}, pooled: map[string]bool{}, pos: it.Pos, q: q}
 	if q != nil {
 		if it.Count != nil {
@@ -470,7 +472,7 @@ func (l *lowerer) device(it *DeviceItem, q *queueDecl) {
 	}
 }
 
-func (l *lowerer) engine(it *EngineItem, q *queueDecl) {
+func (l *lowerer) engine(it *syntax.EngineItem, q *queueDecl) {
 	name := it.Name
 	if q != nil {
 		if name != "" {
@@ -515,17 +517,17 @@ func (l *lowerer) engine(it *EngineItem, q *queueDecl) {
 		l.errorf(it.Pos, "device `%s` runs engine `%s` already: one device runs one engine", dev.name, dev.engine.name)
 		return
 	}
-	e := &engineDecl{ast: it, name: name, dev: dev, caps: map[string]*EngineCap{}, q: q, memory: -1, regs: map[string]int{}}
+	e := &engineDecl{ast: it, name: name, dev: dev, caps: map[string]*syntax.EngineCap{}, q: q, memory: -1, regs: map[string]int{}}
 	e.fam = l.newStageFam(name, count, array, model.Step, 0, nil, it.Pos)
 	dev.engine = e
 	for _, ei := range it.Items {
-		if c, ok := ei.(*EngineCap); ok {
+		if c, ok := ei.(*syntax.EngineCap); ok {
 			if _, dup := e.caps[c.Name]; dup {
 				l.errorf(c.Pos, "capacity `%s` is declared twice in engine `%s`", c.Name, name)
 			}
 			e.caps[c.Name] = c
 		}
-		if r, ok := ei.(*RetiredEngItem); ok {
+		if r, ok := ei.(*syntax.RetiredEngItem); ok {
 			l.errorf(r.Pos, "`%s` inside an engine is retired: %s", r.Word, retiredEngineWords[r.Word])
 		}
 	}
@@ -553,7 +555,7 @@ var roleEntries = map[string][]string{
 	"link":    {"transfer"},
 }
 
-func (l *lowerer) queue(it *QueueItem) {
+func (l *lowerer) queue(it *syntax.QueueItem) {
 	if reservedNames[it.Name] {
 		l.errorf(nameAt(it.Pos, it.Tokens, it.Name), "`%s` is a word of the language (an engine's list or a context variable): a queue needs another name", it.Name)
 		return
@@ -581,13 +583,13 @@ func (l *lowerer) queue(it *QueueItem) {
 	l.qList = append(l.qList, q)
 	for _, qi := range it.Items {
 		switch qi := qi.(type) {
-		case *DeviceItem:
+		case *syntax.DeviceItem:
 			l.device(qi, q)
-		case *EngineItem:
+		case *syntax.EngineItem:
 			l.engine(qi, q)
-		case *PoolItem:
+		case *syntax.PoolItem:
 			l.pool(qi, q)
-		case *ServeItem:
+		case *syntax.ServeItem:
 			if q.stageFam >= 0 {
 				l.errorf(qi.Pos, "queue `%s` has a stage already", q.name)
 				continue
@@ -598,14 +600,14 @@ func (l *lowerer) queue(it *QueueItem) {
 				q.latFam = l.newStageFam(q.name+".latency", q.count, true, model.Delay, 0, nil, qi.Pos)
 				l.constValue(qi.Latency, "a serve latency")
 			}
-		case *NicItem:
+		case *syntax.NicItem:
 			if q.nicFam >= 0 {
 				l.errorf(qi.Pos, "queue `%s` has a NIC already", q.name)
 				continue
 			}
 			kind, servers, phi := l.stageKind(qi.Kind, q.name+".nic")
 			q.nicFam = l.newStageFam(q.name+".nic", q.count, true, kind, servers, phi, qi.Pos)
-		case *EntryItem:
+		case *syntax.EntryItem:
 			ok := false
 			for _, r := range q.roles {
 				for _, v := range roleEntries[r] {
@@ -632,7 +634,7 @@ func (l *lowerer) queue(it *QueueItem) {
 
 // checkRoles refuses a role its queue does not play: each role needs its
 // entry (a link its entry or a `serve`), and a gateway is one queue.
-func (l *lowerer) checkRoles(q *queueDecl, it *QueueItem) {
+func (l *lowerer) checkRoles(q *queueDecl, it *syntax.QueueItem) {
 	at := nameAt(it.Pos, it.Tokens, it.Name)
 	for _, r := range q.roles {
 		verbs := roleEntries[r]
@@ -666,26 +668,26 @@ func joinRoles(r []string) string {
 }
 
 // leasedPool records the pool q's entry leases, if any.
-func (l *lowerer) leasedPool(q *queueDecl, en *EntryItem) {
-	var walk func(ss []Stmt)
-	walk = func(ss []Stmt) {
+func (l *lowerer) leasedPool(q *queueDecl, en *syntax.EntryItem) {
+	var walk func(ss []syntax.Stmt)
+	walk = func(ss []syntax.Stmt) {
 		for _, s := range ss {
 			switch s := s.(type) {
-			case *HoldStmt:
+			case *syntax.HoldStmt:
 				if s.Lease != nil && q.leases == "" {
 					q.leases = s.Lease.Name
 				}
 				walk(s.Body.Stmts)
-			case *BranchStmt:
+			case *syntax.BranchStmt:
 				walk(s.Then.Stmts)
 				if s.Else != nil {
 					walk(s.Else.Stmts)
 				}
-			case *WhileStmt:
+			case *syntax.WhileStmt:
 				walk(s.Body.Stmts)
-			case *LoopStmt:
+			case *syntax.LoopStmt:
 				walk(s.Body.Stmts)
-			case *ForkStmt:
+			case *syntax.ForkStmt:
 				walk(s.Body.Stmts)
 			}
 		}
@@ -694,22 +696,22 @@ func (l *lowerer) leasedPool(q *queueDecl, en *EntryItem) {
 }
 
 // collectSetNames calls f with every name a statement list assigns.
-func collectSetNames(ss []Stmt, f func(string)) {
+func collectSetNames(ss []syntax.Stmt, f func(string)) {
 	walkSets(ss, func(n string, _ lexer.Position) { f(n) })
 }
 
 // walkSets calls f with each name the statements assign, where they
 // write it.
-func walkSets(ss []Stmt, f func(string, lexer.Position)) {
+func walkSets(ss []syntax.Stmt, f func(string, lexer.Position)) {
 	for _, s := range ss {
 		switch s := s.(type) {
-		case *SetStmt:
+		case *syntax.SetStmt:
 			f(s.Name, nameAt(s.Pos, s.Tokens, s.Name))
-		case *ChooseStmt:
+		case *syntax.ChooseStmt:
 			f(s.Name, s.Pos)
-		case *MarkStmt:
+		case *syntax.MarkStmt:
 			f(s.Name, s.Pos)
-		case *DeclStmt:
+		case *syntax.DeclStmt:
 			if s.Fields != nil {
 				for _, fl := range s.Fields {
 					f(s.Name+"."+fl.Name, s.Pos)
@@ -717,24 +719,24 @@ func walkSets(ss []Stmt, f func(string, lexer.Position)) {
 			} else {
 				f(s.Name, s.Pos)
 			}
-		case *HoldStmt:
+		case *syntax.HoldStmt:
 			walkSets(s.Body.Stmts, f)
-		case *BranchStmt:
+		case *syntax.BranchStmt:
 			walkSets(s.Then.Stmts, f)
 			if s.Else != nil {
 				walkSets(s.Else.Stmts, f)
 			}
-		case *WhileStmt:
+		case *syntax.WhileStmt:
 			walkSets(s.Body.Stmts, f)
-		case *LoopStmt:
+		case *syntax.LoopStmt:
 			walkSets(s.Body.Stmts, f)
-		case *ForkStmt:
+		case *syntax.ForkStmt:
 			walkSets(s.Body.Stmts, f)
 		}
 	}
 }
 
-func (l *lowerer) relation(it *RelationItem) {
+func (l *lowerer) relation(it *syntax.RelationItem) {
 	reader, source := l.queues[it.Reader], l.queues[it.Source]
 	if reader == nil || source == nil {
 		missing := it.Reader
@@ -860,7 +862,7 @@ func (l *lowerer) recordQueues() {
 			mq.Device = q.dev.short()
 		}
 		for _, it := range q.ast.Items {
-			if p, ok := it.(*PoolItem); ok {
+			if p, ok := it.(*syntax.PoolItem); ok {
 				if fam, ok := q.pools[p.Name]; ok {
 					mq.Pools = append(mq.Pools, fam)
 				}

@@ -7,23 +7,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/model"
 )
 
-// Error is a static error: the program is wrong, at Pos.
-type Error struct {
-	Pos  model.Pos
-	Msg  string // one line: what is wrong
-	Hint string // optional: how to fix it, one line
-	// Notes say where the error comes from when its position is not where
-	// the program wrote the mistake's cause: "in `take`, used at
-	// main.sq:5:10" for an error in a def's body, innermost def first.
-	Notes []string
-}
-
-func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+// Error is a static error: the program is wrong, at Pos. It is the
+// parser's error type, so that one type describes every error of a
+// program.
+type Error = syntax.Error
 
 // ErrorList holds every static error of a program, sorted by position.
 type ErrorList []*Error
@@ -79,12 +73,12 @@ func plural(n int, thing string) string {
 // noteUse adds to each error reported since mark inside def d's body (its
 // file, from its start, and not in the use site's file after the def)
 // where d was used.
-func (l *lowerer) noteUse(mark int, d *DefItem, use lexer.Position) {
-	usePos := toPos(use)
+func (l *lowerer) noteUse(mark int, d *syntax.DefItem, use lexer.Position) {
+	usePos := syntax.ToPos(use)
 	if usePos.File == "" {
 		usePos.File = l.file
 	}
-	defPos := toPos(d.Pos)
+	defPos := syntax.ToPos(d.Pos)
 	if defPos.File == "" {
 		defPos.File = l.file
 	}
@@ -115,7 +109,7 @@ func posBefore(a, b model.Pos) bool {
 // errorf records a static error at pos (in the file being lowered when pos
 // names none) and returns it, for the caller to add a Hint or Notes.
 func (l *lowerer) errorf(pos lexer.Position, format string, args ...any) *Error {
-	e := &Error{Pos: toPos(pos), Msg: fmt.Sprintf(format, args...)}
+	e := &Error{Pos: syntax.ToPos(pos), Msg: fmt.Sprintf(format, args...)}
 	if e.Pos.File == "" {
 		e.Pos.File = l.file
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/serq/serq/internal/testutil"
 )
 
@@ -119,7 +121,7 @@ func TestParseEmptyAndBinary(t *testing.T) {
 		{"utf16", "\xff\xfef\x00n\x00", "e.sq:1:1: not a text file: it is not UTF-8"},
 	}
 	for _, tt := range tests {
-		f, err := Parse("e.sq", []byte(tt.src))
+		f, err := syntax.Parse("e.sq", []byte(tt.src))
 		var e *Error
 		if f != nil || !errors.As(err, &e) {
 			t.Errorf("%s: Parse = %v, %v; want a *Error", tt.name, f, err)

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/serq/serq/model"
 )
 
@@ -13,7 +15,7 @@ import (
 var fmtNum = model.FormatNum
 
 // expr lowers e in sc, folding constants.
-func (l *lowerer) expr(e *Expr, sc *scope) (*model.Expr, typ) {
+func (l *lowerer) expr(e *syntax.Expr, sc *scope) (*model.Expr, typ) {
 	if !l.withinLimits(e.Pos) {
 		return model.Num(0), nil
 	}
@@ -37,7 +39,7 @@ func (l *lowerer) expr(e *Expr, sc *scope) (*model.Expr, typ) {
 	return &model.Expr{Op: model.ECond, Args: []*model.Expr{c, a, b}}, at
 }
 
-func (l *lowerer) orExpr(e *OrExpr, sc *scope) (*model.Expr, typ) {
+func (l *lowerer) orExpr(e *syntax.OrExpr, sc *scope) (*model.Expr, typ) {
 	x, t := l.andExpr(e.Left, sc)
 	for _, r := range e.Rest {
 		y, _ := l.andExpr(r, sc)
@@ -46,7 +48,7 @@ func (l *lowerer) orExpr(e *OrExpr, sc *scope) (*model.Expr, typ) {
 	return x, t
 }
 
-func (l *lowerer) andExpr(e *AndExpr, sc *scope) (*model.Expr, typ) {
+func (l *lowerer) andExpr(e *syntax.AndExpr, sc *scope) (*model.Expr, typ) {
 	x, t := l.cmpExpr(e.Left, sc)
 	for _, r := range e.Rest {
 		y, _ := l.cmpExpr(r, sc)
@@ -57,7 +59,7 @@ func (l *lowerer) andExpr(e *AndExpr, sc *scope) (*model.Expr, typ) {
 
 var cmpOps = map[string]model.ExprOp{"<": model.ELt, "<=": model.ELe, ">": model.EGt, ">=": model.EGe, "==": model.EEq, "!=": model.ENe}
 
-func (l *lowerer) cmpExpr(e *CmpExpr, sc *scope) (*model.Expr, typ) {
+func (l *lowerer) cmpExpr(e *syntax.CmpExpr, sc *scope) (*model.Expr, typ) {
 	x, t := l.addExpr(e.Left, sc)
 	if e.Op == "" {
 		return x, t
@@ -69,7 +71,7 @@ func (l *lowerer) cmpExpr(e *CmpExpr, sc *scope) (*model.Expr, typ) {
 	return fold(cmpOps[e.Op], x, y), nil
 }
 
-func (l *lowerer) addExpr(e *AddExpr, sc *scope) (*model.Expr, typ) {
+func (l *lowerer) addExpr(e *syntax.AddExpr, sc *scope) (*model.Expr, typ) {
 	x, t := l.mulExpr(e.Left, sc)
 	for _, r := range e.Rest {
 		y, u := l.mulExpr(r.Right, sc)
@@ -85,7 +87,7 @@ func (l *lowerer) addExpr(e *AddExpr, sc *scope) (*model.Expr, typ) {
 	return x, t
 }
 
-func (l *lowerer) mulExpr(e *MulExpr, sc *scope) (*model.Expr, typ) {
+func (l *lowerer) mulExpr(e *syntax.MulExpr, sc *scope) (*model.Expr, typ) {
 	x, t := l.unary(e.Left, sc)
 	for _, r := range e.Rest {
 		y, u := l.unary(r.Right, sc)
@@ -106,7 +108,7 @@ func (l *lowerer) mulExpr(e *MulExpr, sc *scope) (*model.Expr, typ) {
 	return x, t
 }
 
-func (l *lowerer) unary(e *Unary, sc *scope) (*model.Expr, typ) {
+func (l *lowerer) unary(e *syntax.Unary, sc *scope) (*model.Expr, typ) {
 	switch {
 	case e.Op == "-":
 		x, t := l.unary(e.X, sc)
@@ -136,7 +138,7 @@ var dists = map[string]struct {
 	"erlang": {model.DErlang, 2}, "h2": {model.DH2, 2}, "bernoulli": {model.DBernoulli, 1},
 }
 
-func (l *lowerer) draw(d *Draw, sc *scope) *model.Expr {
+func (l *lowerer) draw(d *syntax.Draw, sc *scope) *model.Expr {
 	info, ok := dists[d.Name]
 	if !ok {
 		l.errorf(d.Pos, "unknown distribution `~%s`%s", d.Name, didYouMean(d.Name, sortedKeys(dists)))
@@ -159,7 +161,7 @@ func (l *lowerer) draw(d *Draw, sc *scope) *model.Expr {
 	return &model.Expr{Op: model.EDraw, Fn: info.fn, Args: args}
 }
 
-func (l *lowerer) atom(a *Atom, sc *scope) (*model.Expr, typ) {
+func (l *lowerer) atom(a *syntax.Atom, sc *scope) (*model.Expr, typ) {
 	switch {
 	case a.Number != nil:
 		x, err := parseNumber(*a.Number)
@@ -177,7 +179,7 @@ func (l *lowerer) atom(a *Atom, sc *scope) (*model.Expr, typ) {
 	return l.name(a.Name, sc)
 }
 
-func (l *lowerer) aggregate(a *Aggregate, sc *scope) (*model.Expr, typ) {
+func (l *lowerer) aggregate(a *syntax.Aggregate, sc *scope) (*model.Expr, typ) {
 	var n float64
 	switch {
 	case a.NNum != "":
@@ -255,7 +257,7 @@ var queryPoolFuncs = map[string]model.Func{"leases": model.PLeases, "oldest_leas
 
 var claimFuncs = map[string]bool{"total": true, "count": true, "largest": true, "smallest": true, "prefix_total": true}
 
-func (l *lowerer) call(c *Call, sc *scope) (*model.Expr, typ) {
+func (l *lowerer) call(c *syntax.Call, sc *scope) (*model.Expr, typ) {
 	args := c.Args
 	switch name := c.Func; {
 	case name == "cost":
@@ -311,7 +313,7 @@ func (l *lowerer) call(c *Call, sc *scope) (*model.Expr, typ) {
 			return model.Num(0), nil
 		}
 		if n.Index != nil && argDraws(n.Index) {
-			l.errorf(n.Index.Pos, "the index of `blocksize(%s)` draws: every member has the family's block, so name one with a number", n.text())
+			l.errorf(n.Index.Pos, "the index of `blocksize(%s)` draws: every member has the family's block, so name one with a number", nameText(n))
 			return model.Num(0), nil
 		}
 		r, ok := l.resolveRes(n, sc, resPool)
@@ -328,7 +330,7 @@ func (l *lowerer) call(c *Call, sc *scope) (*model.Expr, typ) {
 			l.errorf(c.Pos, "`%s` is an observation aggregate: it is read only in `claim … at end`", name)
 			return model.Num(0), nil
 		}
-		var n *Name
+		var n *syntax.Name
 		if len(args) == 1 {
 			n = nameOf(args[0])
 		}
@@ -378,7 +380,7 @@ func (l *lowerer) allDevices() []*deviceDecl {
 	return ds
 }
 
-func (l *lowerer) costCall(c *Call, sc *scope) (*model.Expr, typ) {
+func (l *lowerer) costCall(c *syntax.Call, sc *scope) (*model.Expr, typ) {
 	if len(c.Args) < 2 {
 		l.errorf(c.Pos, "`cost` takes the resources and then the amount: `cost(kv, n)`")
 		return model.Num(0), nil
@@ -441,7 +443,7 @@ func dedupStrings(s []string) []string {
 	return out
 }
 
-func (l *lowerer) observable(c *Call, sc *scope, op model.ExprOp, fn model.Func, want resKind) *model.Expr {
+func (l *lowerer) observable(c *syntax.Call, sc *scope, op model.ExprOp, fn model.Func, want resKind) *model.Expr {
 	if len(c.Args) != 1 {
 		l.errorf(c.Pos, "`%s` takes 1 argument, not %d", c.Func, len(c.Args))
 		return model.Num(0)
@@ -471,7 +473,7 @@ func (l *lowerer) observable(c *Call, sc *scope, op model.ExprOp, fn model.Func,
 	return &model.Expr{Op: op, Fn: fn, Ref: &ref}
 }
 
-func (l *lowerer) budgetLeft(c *Call, sc *scope) *model.Expr {
+func (l *lowerer) budgetLeft(c *syntax.Call, sc *scope) *model.Expr {
 	if len(c.Args) != 1 {
 		l.errorf(c.Pos, "`budget_left` takes 1 argument, not %d", len(c.Args))
 		return model.Num(0)
@@ -498,7 +500,7 @@ func (l *lowerer) budgetLeft(c *Call, sc *scope) *model.Expr {
 	return &model.Expr{Op: model.EBudget, Ref: &ref}
 }
 
-func (l *lowerer) deviceFunc(c *Call, r *Resource, sc *scope) *model.Expr {
+func (l *lowerer) deviceFunc(c *syntax.Call, r *syntax.Resource, sc *scope) *model.Expr {
 	if sc.mom != momEngCost {
 		l.errorf(c.Pos, "time resource `%s` may be read only in the engine's `execute`", c.Func)
 		return model.Num(0)
@@ -517,7 +519,7 @@ func (l *lowerer) deviceFunc(c *Call, r *Resource, sc *scope) *model.Expr {
 }
 
 // exprDef expands an expression def at its use.
-func (l *lowerer) exprDef(c *Call, d *DefItem, sc *scope) (*model.Expr, typ) {
+func (l *lowerer) exprDef(c *syntax.Call, d *syntax.DefItem, sc *scope) (*model.Expr, typ) {
 	body := d.Expr
 	if o, ok := l.defSubst[d.Name]; ok {
 		body = o
@@ -559,7 +561,7 @@ func (l *lowerer) exprDef(c *Call, d *DefItem, sc *scope) (*model.Expr, typ) {
 	return v, t
 }
 
-func argDraws(e *Expr) bool {
+func argDraws(e *syntax.Expr) bool {
 	for _, t := range e.Tokens {
 		if t.Value == "~" {
 			return true
@@ -569,7 +571,7 @@ func argDraws(e *Expr) bool {
 }
 
 // nameOf returns the bare reference an expression is, or nil.
-func nameOf(e *Expr) *Name {
+func nameOf(e *syntax.Expr) *syntax.Name {
 	u := soleUnary(e)
 	if u == nil || u.Op != "" || u.Pow == nil || u.Pow.Exp != nil || u.Pow.X.Name == nil {
 		return nil
@@ -579,7 +581,7 @@ func nameOf(e *Expr) *Name {
 
 // soleUnary returns the single operand an expression consists of, or nil
 // when it has an operator above the unary level.
-func soleUnary(e *Expr) *Unary {
+func soleUnary(e *syntax.Expr) *syntax.Unary {
 	if e == nil || e.Then != nil || len(e.Cond.Rest) > 0 {
 		return nil
 	}
@@ -594,15 +596,16 @@ func soleUnary(e *Expr) *Unary {
 	return add.Left.Left
 }
 
-func refName(r *Ref) *Name {
-	n := &Name{Pos: r.Pos, Name: r.Name, Index: r.Index}
+func refName(r *syntax.Ref) *syntax.Name {
+	n := &syntax.Name{Pos: r.Pos, Name: r.Name, Index: r.Index}
 	if r.Member != "" {
 		n.Path = []string{r.Member}
 	}
 	return n
 }
 
-func (n *Name) text() string {
+// nameText is a name as written: `D[j].kv`.
+func nameText(n *syntax.Name) string {
 	s := n.Name
 	if n.Index != nil {
 		s += "[" + exprText(n.Index) + "]"
@@ -615,7 +618,7 @@ func (n *Name) text() string {
 
 // name resolves an identifier, a `Q.x` attribute, an engine value or a
 // bound name.
-func (l *lowerer) name(n *Name, sc *scope) (*model.Expr, typ) {
+func (l *lowerer) name(n *syntax.Name, sc *scope) (*model.Expr, typ) {
 	if n.Index == nil && len(n.Path) == 0 {
 		return l.ident(n, sc)
 	}
@@ -642,14 +645,14 @@ func (l *lowerer) name(n *Name, sc *scope) (*model.Expr, typ) {
 	}
 	// A bare reference to a resource used as a value.
 	if _, ok := l.resolveResQuiet(n, sc); ok {
-		l.errorf(n.Pos, "`%s` is a resource, not a number: read it with used(…), queue(…) or another observable", n.text())
+		l.errorf(n.Pos, "`%s` is a resource, not a number: read it with used(…), queue(…) or another observable", nameText(n))
 		return model.Num(0), nil
 	}
-	l.errorf(n.Pos, "undefined: %s", n.text())
+	l.errorf(n.Pos, "undefined: %s", nameText(n))
 	return model.Num(0), nil
 }
 
-func (l *lowerer) ctx(n *Name, full string, sc *scope) *model.Expr {
+func (l *lowerer) ctx(n *syntax.Name, full string, sc *scope) *model.Expr {
 	var c model.Ctx = -1
 	for i, s := range model.CtxNames {
 		if s == full {
@@ -698,7 +701,7 @@ var oldCtxNames = map[string]string{"n": "present", "ntok": "batch.tokens", "nde
 	"nres": "running.count", "kvb": "batch.kv_decode", "kvp": "batch.kv_prefill", "attn": "batch.attention",
 	"residents": "running.count", "decoders": "running.decoding", "preempted": "running.preempted"}
 
-func (l *lowerer) ident(n *Name, sc *scope) (*model.Expr, typ) {
+func (l *lowerer) ident(n *syntax.Name, sc *scope) (*model.Expr, typ) {
 	name := n.Name
 	if b := sc.vars.lookup(name); b != nil && b.refuse != "" {
 		l.errorf(n.Pos, "%s", b.refuse)
@@ -799,7 +802,7 @@ func (l *lowerer) ident(n *Name, sc *scope) (*model.Expr, typ) {
 	return model.Num(0), nil
 }
 
-func (l *lowerer) attrRead(n *Name, name string, sc *scope) *model.Expr {
+func (l *lowerer) attrRead(n *syntax.Name, name string, sc *scope) *model.Expr {
 	slot := l.attr(name)
 	a := l.prog.Attrs[slot]
 	switch {

@@ -4,50 +4,11 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/alecthomas/participle/v2"
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/model"
-)
-
-// An instance file fixes a program's inputs and run settings outside the
-// program (docs/cli.md §2): `let NAME = expr;` entries, each binding an
-// input the program declares with args.number, and at most one
-// `run { horizon X; warmup Y; seed Z; arrivals N; }`.
-
-type instanceFile struct {
-	Pos   lexer.Position
-	Items []*instanceItem `parser:"@@*"`
-}
-
-type instanceItem struct {
-	Pos  lexer.Position
-	Let  *instanceLet `parser:"  @@"`
-	Run  *instanceRun `parser:"| @@"`
-	Junk string       `parser:"| @(!('let' | 'run'))"`
-}
-
-type instanceLet struct {
-	Pos   lexer.Position
-	Name  string `parser:"'let' @Ident '='"`
-	Value *Expr  `parser:"@@ ';'"`
-}
-
-type instanceRun struct {
-	Pos      lexer.Position
-	Settings []*instanceSetting `parser:"'run' '{' @@* '}'"`
-}
-
-type instanceSetting struct {
-	Pos   lexer.Position
-	Name  string `parser:"@Ident"`
-	Value *Expr  `parser:"@@ ';'"`
-}
-
-var instanceParser = participle.MustBuild[instanceFile](
-	participle.Lexer(sqLexer),
-	participle.Elide("Comment", "BlockComment", "Whitespace"),
-	participle.UseLookahead(participle.MaxLookahead),
 )
 
 // Instance is a parsed instance file.
@@ -68,17 +29,14 @@ func ReadInstance(path string, read func(string) ([]byte, error)) (*Instance, er
 	if err != nil {
 		return nil, &Error{Pos: model.Pos{File: path}, Msg: "cannot read: " + describeIOError(err)}
 	}
-	if err := checkText(path, src); err != nil {
-		return nil, err
-	}
-	f, err := instanceParser.ParseBytes(path, src)
+	f, err := syntax.ParseInstance(path, src)
 	if err != nil {
-		return nil, convertParseError(path, err)
+		return nil, err
 	}
 	in := &Instance{}
 	var errs ErrorList
 	errorf := func(pos lexer.Position, format string, args ...any) {
-		errs = append(errs, &Error{Pos: toPos(pos), Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, &Error{Pos: syntax.ToPos(pos), Msg: fmt.Sprintf(format, args...)})
 	}
 	seen := map[string]bool{}
 	runs := 0

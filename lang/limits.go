@@ -1,9 +1,9 @@
 package lang
 
 import (
-	"bytes"
-	"fmt"
 	"path/filepath"
+
+	"github.com/serq/serq/lang/syntax"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -19,9 +19,6 @@ import (
 const (
 	// MaxSourceSize caps a program, library or instance file, in bytes.
 	MaxSourceSize = 1 << 20
-	// MaxNesting caps how deeply brackets, unary operators, `?:` and `^`
-	// nest in the source text.
-	MaxNesting = 256
 	// MaxExprDepth caps how deeply a lowered expression nests, its defs
 	// expanded.
 	MaxExprDepth = 1000
@@ -40,84 +37,6 @@ const (
 // bytes.
 func ReadSource(path string) ([]byte, error) {
 	return safeio.ReadFile(path, MaxSourceSize, "a source file")
-}
-
-// checkText refuses source text that is not UTF-8, holds a NUL byte, or
-// nests past [MaxNesting]. The error of a binary file has a position but
-// the renderer quotes no line of it.
-func checkText(filename string, src []byte) error {
-	nul, bad := bytes.IndexByte(src, 0), firstInvalidUTF8(src)
-	switch {
-	case bad < len(src) && (nul < 0 || bad < nul):
-		return &Error{Pos: offsetPos(filename, src, bad), Msg: "not a text file: it is not UTF-8"}
-	case nul >= 0:
-		return &Error{Pos: offsetPos(filename, src, nul), Msg: "not a text file: it holds a NUL byte"}
-	}
-	return checkNesting(filename, src)
-}
-
-// checkNesting bounds the recursion of the parser before it starts: it
-// counts, along the tokens, the constructs still open — brackets, and
-// within a bracket level the unary operators, `?` and `^` seen since the
-// last `,` or `;` at that level (an over-count: a unary operator closes
-// with its operand). Each open construct is a few frames of participle's
-// recursive descent; 75,000 of them overflowed the Go stack.
-func checkNesting(filename string, src []byte) error {
-	lx, err := sqLexer.Lex(filename, bytes.NewReader(src))
-	if err != nil {
-		return nil // the parser reports lexing errors
-	}
-	sym := sqLexer.Symbols()
-	punct, number, ident, str := sym["Punct"], sym["Number"], sym["Ident"], sym["String"]
-	elided := map[int]bool{int(sym["Comment"]): true, int(sym["BlockComment"]): true, int(sym["Whitespace"]): true}
-	type level struct{ outer, base int }
-	var stack []level
-	depth, base := 0, 0
-	operand := false // the previous token ends an operand: a `-` after it is binary
-	for {
-		t, err := lx.Next()
-		if err != nil || t.EOF() {
-			return nil
-		}
-		if elided[int(t.Type)] {
-			continue
-		}
-		wasOperand := operand
-		operand = t.Type == number || t.Type == ident || t.Type == str
-		if t.Type != punct {
-			continue
-		}
-		switch t.Value {
-		case "(", "[", "{":
-			stack = append(stack, level{outer: depth, base: base})
-			depth++
-			base = depth
-		case ")", "]", "}":
-			operand = t.Value != "}"
-			if n := len(stack); n > 0 {
-				depth, base = stack[n-1].outer, stack[n-1].base
-				stack = stack[:n-1]
-			}
-			continue
-		case ",", ";":
-			depth = base
-			continue
-		case "?", "^", "!":
-			depth++
-		case "-":
-			if wasOperand {
-				continue
-			}
-			depth++
-		default:
-			continue
-		}
-		if depth > MaxNesting {
-			return &Error{Pos: toPos(t.Pos),
-				Msg:  fmt.Sprintf("the program nests deeper than %d levels here (brackets, unary operators, `?:` and `^` within one another), the limit", MaxNesting),
-				Hint: "name an inner part with a `let` or a `def`"}
-		}
-	}
 }
 
 // Hints of the lowering limits.
@@ -157,7 +76,7 @@ func (l *lowerer) hitLimit() {
 }
 
 // chooseCount refuses a constant `choose` count above [MaxChoose].
-func (l *lowerer) chooseCount(s *ChooseStmt, n *model.Expr) {
+func (l *lowerer) chooseCount(s *syntax.ChooseStmt, n *model.Expr) {
 	if x, ok := n.IsConst(); ok && x > MaxChoose {
 		err := l.errorf(s.N.Pos, "`choose %s in %s` tries %s candidates, more than %d, the limit", s.Name, exprText(s.N), fmtNum(x), MaxChoose)
 		err.Hint = "choose among a family, whose size is at most 4096"
@@ -166,7 +85,7 @@ func (l *lowerer) chooseCount(s *ChooseStmt, n *model.Expr) {
 
 // tracePath resolves the path of `trace "…"`: relative to the program's
 // directory, or absolute as written; only a .csv file.
-func (l *lowerer) tracePath(it *TraceItem) string {
+func (l *lowerer) tracePath(it *syntax.TraceItem) string {
 	p := filepath.FromSlash(unquote(it.Path))
 	if filepath.Ext(p) != ".csv" {
 		err := l.errorf(it.Pos, "`trace %s`: a trace is a .csv file", it.Path)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/serq/serq/model"
 )
 
@@ -40,7 +42,7 @@ func LoadSource(filename string, src []byte, opts Options) (*model.Program, erro
 	if opts.ReadFile == nil {
 		opts.ReadFile = ReadSource
 	}
-	f, err := Parse(filename, src)
+	f, err := syntax.Parse(filename, src)
 	if err != nil {
 		return nil, err
 	}
@@ -56,30 +58,9 @@ func LoadSource(filename string, src []byte, opts Options) (*model.Program, erro
 	return prog, nil
 }
 
-// ParseExpr checks the syntax of a constant expression given on the
-// command line (`--set name=expr`).
-func ParseExpr(src string) error {
-	_, err := parseExprText("<arg>", src)
-	return err
-}
-
-func parseExprText(name, src string) (*Expr, error) {
-	if strings.TrimSpace(src) == "" {
-		return nil, &Error{Pos: model.Pos{File: name, Line: 1, Col: 1}, Msg: "empty expression"}
-	}
-	if err := checkNesting(name, []byte(src)); err != nil {
-		return nil, err
-	}
-	e, err := exprParser.ParseString(name, src)
-	if err != nil {
-		return nil, convertParseError(name, err)
-	}
-	return e, nil
-}
-
 // loadUse reads a library named by `use` in file from. It returns nil after
 // reporting an error.
-func (l *lowerer) loadUse(u *UseItem, from string) *File {
+func (l *lowerer) loadUse(u *syntax.UseItem, from string) *syntax.File {
 	p := unquote(u.Path)
 	if p == "std/args" {
 		l.usesArgs = true
@@ -110,7 +91,7 @@ func (l *lowerer) loadUse(u *UseItem, from string) *File {
 		l.errorf(u.Pos, "cannot read library %q: %s", p, describeIOError(err))
 		return nil
 	}
-	f, perr := Parse(full, src)
+	f, perr := syntax.Parse(full, src)
 	if perr != nil {
 		l.addErr(perr)
 		return nil

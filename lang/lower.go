@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/model"
@@ -48,8 +50,8 @@ type lowerer struct {
 	inputs    map[string]*inputDecl
 	inputList []*inputDecl
 	sets      map[string]Override
-	defs      map[string]*DefItem
-	defSubst  map[string]*Expr
+	defs      map[string]*syntax.DefItem
+	defSubst  map[string]*syntax.Expr
 
 	attrs    map[string]int
 	observes map[string]int
@@ -64,12 +66,12 @@ type lowerer struct {
 	qList     []*queueDecl
 	rels      []*relDecl
 
-	workload *WorkloadItem
-	server   *ServerItem
-	gaugeAST []*GaugeItem
-	claimAST []*ClaimItem
+	workload *syntax.WorkloadItem
+	server   *syntax.ServerItem
+	gaugeAST []*syntax.GaugeItem
+	claimAST []*syntax.ClaimItem
 	poolAST  []*poolDecl
-	share    *ShareItem
+	share    *syntax.ShareItem
 
 	toolFam          int
 	leasedFams       map[int]bool
@@ -99,7 +101,7 @@ type deviceDecl struct {
 	name   string
 	count  int
 	array  bool
-	funcs  map[string]*Resource
+	funcs  map[string]*syntax.Resource
 	caps   map[string]float64
 	capPos map[string]lexer.Position
 	pooled map[string]bool
@@ -109,11 +111,11 @@ type deviceDecl struct {
 }
 
 type engineDecl struct {
-	ast    *EngineItem
+	ast    *syntax.EngineItem
 	name   string
 	fam    int
 	dev    *deviceDecl
-	caps   map[string]*EngineCap
+	caps   map[string]*syntax.EngineCap
 	q      *queueDecl
 	memory int   // pool family, -1
 	admits []int // pool families in declaration order
@@ -121,13 +123,13 @@ type engineDecl struct {
 }
 
 type poolDecl struct {
-	ast *PoolItem
+	ast *syntax.PoolItem
 	fam int
 	q   *queueDecl
 }
 
 type queueDecl struct {
-	ast      *QueueItem
+	ast      *syntax.QueueItem
 	name     string
 	count    int
 	array    bool
@@ -138,7 +140,7 @@ type queueDecl struct {
 	pools    map[string]int // local name -> family
 	dev      *deviceDecl
 	eng      *engineDecl
-	entries  []*EntryItem
+	entries  []*syntax.EntryItem
 	attrs    map[string]bool
 	leases   string // local pool name its entries lease
 	pull     *relDecl
@@ -146,7 +148,7 @@ type queueDecl struct {
 }
 
 type relDecl struct {
-	ast            *RelationItem
+	ast            *syntax.RelationItem
 	reader, source *queueDecl
 	kind           string
 	latency        float64
@@ -160,8 +162,8 @@ func newLowerer(file string, opts Options) *lowerer {
 		consts:     map[string]float64{},
 		inputs:     map[string]*inputDecl{},
 		sets:       map[string]Override{},
-		defs:       map[string]*DefItem{},
-		defSubst:   map[string]*Expr{},
+		defs:       map[string]*syntax.DefItem{},
+		defSubst:   map[string]*syntax.Expr{},
 		attrs:      map[string]int{},
 		observes:   map[string]int{},
 		gauges:     map[string]bool{},
@@ -180,7 +182,7 @@ func newLowerer(file string, opts Options) *lowerer {
 	return l
 }
 
-func (l *lowerer) program(f *File) *model.Program {
+func (l *lowerer) program(f *syntax.File) *model.Program {
 	l.used[f.Pos.Filename] = true
 	// Built-in attributes come first, in a fixed order.
 	p := l.prog
@@ -189,12 +191,12 @@ func (l *lowerer) program(f *File) *model.Program {
 		Cached: l.builtinAttr("cached"), Computed: l.builtinAttr("computed"),
 		More: l.builtinAttr("more"),
 	}
-	var main *MainItem
+	var main *syntax.MainItem
 	for _, it := range f.Items {
 		switch it := it.(type) {
-		case *UseItem:
+		case *syntax.UseItem:
 			l.useLib(it, l.file)
-		case *LetItem:
+		case *syntax.LetItem:
 			if main != nil {
 				l.errorf(it.Pos, "`let %s` after `fn main`: items after main are refused", it.Name)
 				continue
@@ -204,21 +206,21 @@ func (l *lowerer) program(f *File) *model.Program {
 				continue
 			}
 			l.constant(it)
-		case *DefItem:
+		case *syntax.DefItem:
 			if main != nil {
 				l.errorf(it.Pos, "`def %s` after `fn main`: items after main are refused", it.Name)
 				continue
 			}
 			l.def(it)
-		case *MainItem:
+		case *syntax.MainItem:
 			if main != nil {
 				l.errorf(it.Pos, "a second `fn main`: a program has exactly one")
 				continue
 			}
 			main = it
-		case *RunBlock:
+		case *syntax.RunBlock:
 			l.runBlock(it)
-		case *StrayStmt:
+		case *syntax.StrayStmt:
 			l.strayStmt(it)
 		default:
 			if main != nil {
@@ -239,81 +241,81 @@ func (l *lowerer) program(f *File) *model.Program {
 	return p
 }
 
-func itemPos(it Item) lexer.Position {
+func itemPos(it syntax.Item) lexer.Position {
 	switch it := it.(type) {
-	case *UseItem:
+	case *syntax.UseItem:
 		return it.Pos
-	case *LetItem:
+	case *syntax.LetItem:
 		return it.Pos
-	case *DefItem:
+	case *syntax.DefItem:
 		return it.Pos
-	case *MainItem:
+	case *syntax.MainItem:
 		return it.Pos
-	case *RunBlock:
+	case *syntax.RunBlock:
 		return it.Pos
-	case *StageItem:
+	case *syntax.StageItem:
 		return it.Pos
-	case *PoolItem:
+	case *syntax.PoolItem:
 		return it.Pos
-	case *DeviceItem:
+	case *syntax.DeviceItem:
 		return it.Pos
-	case *EngineItem:
+	case *syntax.EngineItem:
 		return it.Pos
-	case *QueueItem:
+	case *syntax.QueueItem:
 		return it.Pos
-	case *WorkloadItem:
+	case *syntax.WorkloadItem:
 		return it.Pos
-	case *ServerItem:
+	case *syntax.ServerItem:
 		return it.Pos
-	case *ShareItem:
+	case *syntax.ShareItem:
 		return it.Pos
-	case *GaugeItem:
+	case *syntax.GaugeItem:
 		return it.Pos
-	case *ClaimItem:
+	case *syntax.ClaimItem:
 		return it.Pos
-	case *SessionItem:
+	case *syntax.SessionItem:
 		return it.Pos
-	case *RelationItem:
+	case *syntax.RelationItem:
 		return it.Pos
-	case *StrayStmt:
+	case *syntax.StrayStmt:
 		return it.Pos
 	}
 	return lexer.Position{}
 }
 
-func itemWord(it Item) string {
+func itemWord(it syntax.Item) string {
 	switch it := it.(type) {
-	case *MainItem:
+	case *syntax.MainItem:
 		return "`fn main`"
-	case *LetItem:
+	case *syntax.LetItem:
 		return "`let " + it.Name + "`"
-	case *StageItem:
+	case *syntax.StageItem:
 		return "stage `" + it.Name + "`"
-	case *PoolItem:
+	case *syntax.PoolItem:
 		return "pool `" + it.Name + "`"
-	case *DeviceItem:
+	case *syntax.DeviceItem:
 		return "device `" + it.Name + "`"
-	case *EngineItem:
+	case *syntax.EngineItem:
 		return "an engine"
-	case *QueueItem:
+	case *syntax.QueueItem:
 		return "queue `" + it.Name + "`"
-	case *WorkloadItem:
+	case *syntax.WorkloadItem:
 		return "`workload`"
-	case *ServerItem:
+	case *syntax.ServerItem:
 		return "`server`"
-	case *ShareItem:
+	case *syntax.ShareItem:
 		return "`share`"
-	case *GaugeItem:
+	case *syntax.GaugeItem:
 		return "gauge `" + it.Name + "`"
-	case *ClaimItem:
+	case *syntax.ClaimItem:
 		return "claim `" + it.Name + "`"
-	case *SessionItem:
+	case *syntax.SessionItem:
 		return "`session`"
-	case *RelationItem:
+	case *syntax.RelationItem:
 		return "a relation"
-	case *RunBlock:
+	case *syntax.RunBlock:
 		return "a `run { … }` block"
-	case *StrayStmt:
+	case *syntax.StrayStmt:
 		return "a statement"
 	}
 	return "an item"
@@ -335,16 +337,16 @@ func (l *lowerer) attr(name string) int {
 	return l.attrs[name]
 }
 
-func (l *lowerer) useLib(u *UseItem, from string) {
+func (l *lowerer) useLib(u *syntax.UseItem, from string) {
 	f := l.loadUse(u, from)
 	if f == nil {
 		return
 	}
 	for _, it := range f.Items {
 		switch it := it.(type) {
-		case *UseItem:
+		case *syntax.UseItem:
 			l.useLib(it, f.Pos.Filename)
-		case *DefItem:
+		case *syntax.DefItem:
 			l.def(it)
 		default:
 			l.errorf(itemPos(it), "a library holds only `def` and `use`, not %s", strings.TrimPrefix(itemWord(it), "a "))
@@ -362,7 +364,7 @@ var reservedNames = map[string]bool{
 
 var funcArity = map[string]int{"min": 2, "max": 2, "abs": 1, "floor": 1, "ceil": 1, "sqrt": 1, "exp": 1, "ln": 1, "pow": 2}
 
-func (l *lowerer) constant(it *LetItem) {
+func (l *lowerer) constant(it *syntax.LetItem) {
 	at := nameAt(it.Pos, it.Tokens, it.Name)
 	if l.nameTaken(at, it.Name, "a constant") {
 		return
@@ -391,7 +393,7 @@ func (l *lowerer) constant(it *LetItem) {
 	l.prog.Consts = append(l.prog.Consts, model.Const{Name: it.Name, Value: model.F64(x)})
 }
 
-func (l *lowerer) input(it *LetItem) {
+func (l *lowerer) input(it *syntax.LetItem) {
 	if l.nameTaken(it.Pos, it.Name, "a constant") {
 		return
 	}
@@ -403,7 +405,7 @@ func (l *lowerer) input(it *LetItem) {
 		l.errorf(it.Arg.Pos, "input name %q is not an identifier", name)
 	}
 	if prev, dup := l.inputs[name]; dup {
-		l.errorf(it.Arg.Pos, "input %q is declared twice (first at %s)", name, toPos(prev.pos))
+		l.errorf(it.Arg.Pos, "input %q is declared twice (first at %s)", name, syntax.ToPos(prev.pos))
 		return
 	}
 	sc := &scope{l: l, mom: momConst}
@@ -419,7 +421,7 @@ func (l *lowerer) input(it *LetItem) {
 	in := &inputDecl{name: name, local: it.Name, def: def, value: def, pos: it.Pos}
 	if o, ok := l.sets[name]; ok {
 		in.bound = true
-		e, err := parseExprText("--set "+name, o.Expr)
+		e, err := syntax.ParseExpr("--set "+name, o.Expr)
 		if err != nil {
 			l.addErr(err)
 		} else {
@@ -471,7 +473,7 @@ func (l *lowerer) checkSets() {
 	}
 }
 
-func (l *lowerer) def(it *DefItem) {
+func (l *lowerer) def(it *syntax.DefItem) {
 	if it.Retired != nil {
 		l.errorf(it.Pos, "`def %s(…) = e;` is retired: write `def %s(…) { e }`", it.Name, it.Name)
 		return

@@ -48,12 +48,6 @@ func TestSeedIRGolden(t *testing.T) {
 	testutil.Golden(t, file, append(b, '\n'))
 }
 
-// TestGrammarGolden keeps the grammar's EBNF in testdata/grammar.ebnf.golden,
-// so that a change to the syntax shows in review.
-func TestGrammarGolden(t *testing.T) {
-	testutil.Golden(t, filepath.Join("testdata", "grammar.ebnf.golden"), []byte(Grammar()+"\n"))
-}
-
 // TestSeedTransfer checks the lowering of the remote decode entry's
 // `transfer (prompt - c) from P to kv (prompt - 1 - c)` under
 // `D pull P latency x0`: the poster's latency, the flow over both NICs, the

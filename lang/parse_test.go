@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/serq/serq/model"
 )
 
@@ -100,7 +102,7 @@ func TestParseErrors(t *testing.T) {
 		{"let x = \"a\nb\";", 1, 9, "invalid character `\"`"},
 	}
 	for _, tt := range tests {
-		_, err := Parse("p.sq", []byte(tt.src))
+		_, err := syntax.Parse("p.sq", []byte(tt.src))
 		var e *Error
 		if !errors.As(err, &e) {
 			t.Errorf("Parse(%q) = %v, want an *Error", tt.src, err)
@@ -159,7 +161,7 @@ func TestUnicodeNames(t *testing.T) {
 // observe, a stage and a pool. A def name or parameter may not be one.
 func TestContextualKeywords(t *testing.T) {
 	// Every word the grammar matches is a keyword.
-	for _, m := range regexp.MustCompile(`"([A-Za-z_]+)"`).FindAllStringSubmatch(Grammar(), -1) {
+	for _, m := range regexp.MustCompile(`"([A-Za-z_]+)"`).FindAllStringSubmatch(syntax.Grammar(), -1) {
 		if !isKeyword(m[1]) {
 			t.Errorf("the grammar matches %q, which is not in keywords", m[1])
 		}

@@ -3,6 +3,8 @@ package lang
 import (
 	"strings"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/serq/serq/model"
 )
 
@@ -28,7 +30,7 @@ func CompileQuery(p *model.Program, src string) (*model.Expr, error) {
 		return nil, &Error{Pos: model.Pos{File: QueryFile, Line: 1, Col: strings.IndexAny(src, "\n\r") + 1},
 			Msg: "a debugger expression is one line"}
 	}
-	ast, err := parseExprText(QueryFile, src)
+	ast, err := syntax.ParseExpr(QueryFile, src)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +54,7 @@ func queryLowerer(p *model.Program) *lowerer {
 	l := &lowerer{
 		file:      QueryFile,
 		consts:    map[string]float64{},
-		defs:      map[string]*DefItem{},
+		defs:      map[string]*syntax.DefItem{},
 		attrs:     map[string]int{},
 		observes:  map[string]int{},
 		stageFams: map[string]int{},

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/model"
@@ -33,24 +35,24 @@ type resolved struct {
 
 // resolveRes resolves a reference to one member of a pool or stage family,
 // reporting an error when it cannot.
-func (l *lowerer) resolveRes(n *Name, sc *scope, want resKind) (resolved, bool) {
+func (l *lowerer) resolveRes(n *syntax.Name, sc *scope, want resKind) (resolved, bool) {
 	r, err := l.lookupRes(n, sc, want)
 	switch {
 	case errors.Is(err, errNoResource):
-		l.errorf(n.Pos, "`%s` is no %s%s", n.text(), want, didYouMean(n.Name, l.resourceNames(sc)))
+		l.errorf(n.Pos, "`%s` is no %s%s", nameText(n), want, didYouMean(n.Name, l.resourceNames(sc)))
 		return r, false
 	case err != nil:
 		l.errorf(n.Pos, "%s", err)
 		return r, false
 	case want != resAny && r.kind != want:
-		l.errorf(n.Pos, "`%s` is a %s, not a %s", n.text(), r.kind, want)
+		l.errorf(n.Pos, "`%s` is a %s, not a %s", nameText(n), r.kind, want)
 		return r, false
 	}
 	return r, true
 }
 
 // resolveResQuiet resolves without reporting.
-func (l *lowerer) resolveResQuiet(n *Name, sc *scope) (resolved, bool) {
+func (l *lowerer) resolveResQuiet(n *syntax.Name, sc *scope) (resolved, bool) {
 	saved := len(l.errs)
 	r, err := l.lookupRes(n, sc, resAny)
 	l.errs = l.errs[:saved]
@@ -89,7 +91,7 @@ var errLookOn = errors.New("look on")
 // reports nothing itself, but lowering an index may report (resolveResQuiet
 // drops that). The kind of the result may differ from want: resolveRes
 // checks it.
-func (l *lowerer) lookupRes(n *Name, sc *scope, want resKind) (resolved, error) {
+func (l *lowerer) lookupRes(n *syntax.Name, sc *scope, want resKind) (resolved, error) {
 	if r, err := l.lookupParam(n, sc, want); err != errLookOn {
 		return r, err
 	}
@@ -123,7 +125,7 @@ func (l *lowerer) lookupRes(n *Name, sc *scope, want resKind) (resolved, error) 
 
 // lookupParam resolves a def parameter bound to a bare reference: it
 // stands for that reference, with n's index and path added.
-func (l *lowerer) lookupParam(n *Name, sc *scope, want resKind) (resolved, error) {
+func (l *lowerer) lookupParam(n *syntax.Name, sc *scope, want resKind) (resolved, error) {
 	b := sc.vars.lookup(n.Name)
 	if b == nil || b.ast == nil {
 		return resolved{}, errLookOn
@@ -136,7 +138,7 @@ func (l *lowerer) lookupParam(n *Name, sc *scope, want resKind) (resolved, error
 	m := *an
 	if n.Index != nil {
 		if m.Index != nil {
-			return resolved{}, fmt.Errorf("`%s` is indexed twice", n.text())
+			return resolved{}, fmt.Errorf("`%s` is indexed twice", nameText(n))
 		}
 		m.Index = n.Index
 	}
@@ -154,7 +156,7 @@ func (l *lowerer) lookupParam(n *Name, sc *scope, want resKind) (resolved, error
 // `from` source member and its resources, the queue's own name for its
 // stage, nic and pools, and the member's own pools and nic by their bare
 // names.
-func (l *lowerer) lookupInQueue(n *Name, member string, sc *scope, want resKind) (resolved, error) {
+func (l *lowerer) lookupInQueue(n *syntax.Name, member string, sc *scope, want resKind) (resolved, error) {
 	q := sc.q
 	if f := sc.from; f != nil && n.Name == f.name {
 		if n.Index != nil {
@@ -211,7 +213,7 @@ func (l *lowerer) lookupInQueue(n *Name, member string, sc *scope, want resKind)
 // lookupQueueMember resolves a queue family's name, `Q[i]`, `Q[i].pool`
 // or `Q.nic`, to the member's stage, pool or nic; a family of one may be
 // named without an index.
-func (l *lowerer) lookupQueueMember(n *Name, member string, q *queueDecl, sc *scope) (resolved, error) {
+func (l *lowerer) lookupQueueMember(n *syntax.Name, member string, q *queueDecl, sc *scope) (resolved, error) {
 	var idx *model.Expr
 	switch {
 	case n.Index != nil:
@@ -250,7 +252,7 @@ func dotted(m string) string {
 
 // familyRef resolves a pool or stage family's name: an array needs an
 // index (but in a family scope), a single family takes none.
-func (l *lowerer) familyRef(n *Name, sc *scope, fam int, kind resKind) (resolved, error) {
+func (l *lowerer) familyRef(n *syntax.Name, sc *scope, fam int, kind resKind) (resolved, error) {
 	var f model.Family
 	if kind == resPool {
 		f = l.prog.PoolFams[fam]
@@ -273,7 +275,7 @@ func (l *lowerer) familyRef(n *Name, sc *scope, fam int, kind resKind) (resolved
 }
 
 // index lowers a member index, checking a constant one against the count.
-func (l *lowerer) index(n *Name, sc *scope, count int) *model.Expr {
+func (l *lowerer) index(n *syntax.Name, sc *scope, count int) *model.Expr {
 	x, t := l.expr(n.Index, sc)
 	if t.isCost() {
 		l.errorf(n.Index.Pos, "an index is a plain number, not %s", t)

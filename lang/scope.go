@@ -3,6 +3,8 @@ package lang
 import (
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/serq/serq/model"
 )
 
@@ -110,7 +112,7 @@ func (m moment) observables() bool { return m != momConst && m != momPs }
 type binding struct {
 	val   *model.Expr
 	typ   typ
-	ast   *Expr
+	ast   *syntax.Expr
 	sc    *scope
 	reads int
 	pos   lexer.Position
@@ -147,7 +149,7 @@ type scope struct {
 	q         *queueDecl  // inside an entry or a queue's declarations
 	self      *model.Expr // member index inside an entry
 	from      *fromInfo   // the source of a `from` entry
-	entry     *EntryItem
+	entry     *syntax.EntryItem
 	eng       *engineDecl // engine clauses
 	member    int
 	holds     []*heldPool

@@ -3,6 +3,8 @@ package lang
 import (
 	"strings"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
@@ -12,7 +14,7 @@ import (
 // exprText renders an expression's source from its tokens, one space
 // between tokens where the source's layout does not matter: `kv[j - 1]`,
 // `min(1, -x)`.
-func exprText(e *Expr) string {
+func exprText(e *syntax.Expr) string {
 	if e == nil {
 		return ""
 	}
@@ -33,8 +35,8 @@ func exprText(e *Expr) string {
 }
 
 // sourceTokens are an expression's tokens without whitespace and comments.
-func sourceTokens(e *Expr) []lexer.Token {
-	syms := sqLexer.Symbols()
+func sourceTokens(e *syntax.Expr) []lexer.Token {
+	syms := syntax.Lexer().Symbols()
 	var out []lexer.Token
 	for _, t := range e.Tokens {
 		switch t.Type {

@@ -6,12 +6,14 @@ import (
 	"math"
 	"strings"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/model"
 )
 
-func (l *lowerer) block(b *Block, sc *scope) *model.Block {
+func (l *lowerer) block(b *syntax.Block, sc *scope) *model.Block {
 	l.prog.Blocks++
 	out := &model.Block{Stmts: []*model.Stmt{}}
 	for _, s := range b.Stmts {
@@ -20,7 +22,7 @@ func (l *lowerer) block(b *Block, sc *scope) *model.Block {
 	return out
 }
 
-func (l *lowerer) stmtsOf(ss []Stmt, sc *scope) []*model.Stmt {
+func (l *lowerer) stmtsOf(ss []syntax.Stmt, sc *scope) []*model.Stmt {
 	var out []*model.Stmt
 	for _, s := range ss {
 		out = append(out, l.stmt(s, sc)...)
@@ -31,7 +33,7 @@ func (l *lowerer) stmtsOf(ss []Stmt, sc *scope) []*model.Stmt {
 func one(s *model.Stmt) []*model.Stmt { return []*model.Stmt{s} }
 
 // value lowers an expression of a statement, recording whether it draws.
-func (l *lowerer) value(e *Expr, sc *scope, draws *bool) (*model.Expr, typ) {
+func (l *lowerer) value(e *syntax.Expr, sc *scope, draws *bool) (*model.Expr, typ) {
 	c := *sc
 	c.draws = draws
 	if c.mom != momInitTurn {
@@ -40,32 +42,32 @@ func (l *lowerer) value(e *Expr, sc *scope, draws *bool) (*model.Expr, typ) {
 	return l.expr(e, &c)
 }
 
-func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
+func (l *lowerer) stmt(s syntax.Stmt, sc *scope) []*model.Stmt {
 	if !l.withinLimits(stmtPos(s)) {
 		return nil
 	}
 	if sc.side == sideInitTurn {
 		switch s.(type) {
-		case *SetStmt, *ObserveStmt, *DeclStmt:
+		case *syntax.SetStmt, *syntax.ObserveStmt, *syntax.DeclStmt:
 		default:
 			l.errorf(stmtPos(s), "the workload's `init` and `turn` blocks hold only `set`, `observe` and `Size`")
 			return nil
 		}
 	}
 	switch s := s.(type) {
-	case *TurnStmt:
+	case *syntax.TurnStmt:
 		switch {
 		case sc.inFork:
 			l.errorf(s.Pos, "a `fork`'s leg may not `turn`")
 		case sc.side != sideClient:
 			l.errorf(s.Pos, "`turn;` belongs in the workload's `session`, not in the server")
 		}
-		return one(&model.Stmt{Op: model.OpTurn, Pos: toPos(s.Pos)})
-	case *SetStmt:
+		return one(&model.Stmt{Op: model.OpTurn, Pos: syntax.ToPos(s.Pos)})
+	case *syntax.SetStmt:
 		out := l.set(s.Pos, s.Name, s.Value, sc, false)
 		l.noteStaleSet(s.Name, out)
 		return out
-	case *DeclStmt:
+	case *syntax.DeclStmt:
 		if s.Kind == "Size" && sc.side != sideInitTurn {
 			l.errorf(s.Pos, "`Size %s` declares a workload quantity: it belongs in the workload's `init` or `turn`", s.Name)
 		}
@@ -77,25 +79,25 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 			out = append(out, l.set(f.Pos, s.Name+"."+f.Name, f.Value, sc, false)...)
 		}
 		return out
-	case *ObserveStmt:
+	case *syntax.ObserveStmt:
 		return l.observe(s, sc)
-	case *HoldStmt:
+	case *syntax.HoldStmt:
 		out := l.hold(s, sc)
 		l.checkStaleHeader(s, out)
 		innerHold(sc, s)
 		return out
-	case *GrowStmt:
+	case *syntax.GrowStmt:
 		return l.poolStmt(model.OpGrow, s.Pos, "grow", s.Pool, s.Amount, sc)
-	case *LoadStmt:
+	case *syntax.LoadStmt:
 		return l.poolStmt(model.OpLoad, s.Pos, "load", s.Pool, s.Amount, sc)
-	case *ReleaseStmt:
+	case *syntax.ReleaseStmt:
 		return l.poolStmt(model.OpRelease, s.Pos, "release", s.Pool, nil, sc)
-	case *DropStmt:
+	case *syntax.DropStmt:
 		return l.poolStmt(model.OpDrop, s.Pos, "drop", s.Pool, nil, sc)
-	case *RunStmt:
+	case *syntax.RunStmt:
 		return l.run(s, sc)
-	case *BranchStmt:
-		st := &model.Stmt{Op: model.OpBranch, Pos: toPos(s.Pos)}
+	case *syntax.BranchStmt:
+		st := &model.Stmt{Op: model.OpBranch, Pos: syntax.ToPos(s.Pos)}
 		if s.With {
 			p, _ := l.value(s.Cond, sc, &st.Draws)
 			st.Value = &model.Expr{Op: model.EDraw, Fn: model.DBernoulli, Args: []*model.Expr{p}}
@@ -112,8 +114,8 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 		}
 		l.costBranch(before, then, l.costSnapshot())
 		return one(st)
-	case *WhileStmt:
-		st := &model.Stmt{Op: model.OpWhile, Pos: toPos(s.Pos)}
+	case *syntax.WhileStmt:
+		st := &model.Stmt{Op: model.OpWhile, Pos: syntax.ToPos(s.Pos)}
 		st.Value = l.guard(s.Cond, sc, &st.Draws, "while")
 		loopHolds(sc, s.Body.Stmts)
 		before := l.costSnapshot()
@@ -123,8 +125,8 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 			l.errorf(s.Pos, "a loop without progress: every path through the body must reach a `run` of work, a `hold` whose body does, or `end`")
 		}
 		return one(st)
-	case *LoopStmt:
-		st := &model.Stmt{Op: model.OpLoop, Pos: toPos(s.Pos)}
+	case *syntax.LoopStmt:
+		st := &model.Stmt{Op: model.OpLoop, Pos: syntax.ToPos(s.Pos)}
 		loopHolds(sc, s.Body.Stmts)
 		before := l.costSnapshot()
 		st.Body = l.block(s.Body, sc)
@@ -133,7 +135,7 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 			l.errorf(s.Pos, "a loop without progress: every path through the body must reach a `run` of work, a `hold` whose body does, or `end`")
 		}
 		return one(st)
-	case *ForkStmt:
+	case *syntax.ForkStmt:
 		switch {
 		case sc.inFork:
 			l.errorf(s.Pos, "a `fork`'s leg may not fork")
@@ -149,152 +151,153 @@ func (l *lowerer) stmt(s Stmt, sc *scope) []*model.Stmt {
 		before := l.costSnapshot()
 		body := l.block(s.Body, c)
 		l.costRestore(before)
-		return one(&model.Stmt{Op: model.OpFork, Pos: toPos(s.Pos), Body: body})
-	case *JoinStmt:
+		return one(&model.Stmt{Op: model.OpFork, Pos: syntax.ToPos(s.Pos), Body: body})
+	case *syntax.JoinStmt:
 		if sc.inFork {
 			l.errorf(s.Pos, "a `fork`'s leg may not `join`")
 		}
 		if l.joinPos == nil {
 			l.joinPos = &s.Pos
 		}
-		return one(&model.Stmt{Op: model.OpJoin, Pos: toPos(s.Pos)})
-	case *ChooseStmt:
+		return one(&model.Stmt{Op: model.OpJoin, Pos: syntax.ToPos(s.Pos)})
+	case *syntax.ChooseStmt:
 		return l.choose(s, sc)
-	case *EndStmt:
+	case *syntax.EndStmt:
 		switch {
 		case sc.inFork:
 			l.errorf(s.Pos, "a `fork`'s leg may not `end`")
 		case sc.side == sideEntry:
 			l.errorf(s.Pos, "`end;` ends a session: it belongs in the session or the server, not in an entry")
 		}
-		return one(&model.Stmt{Op: model.OpEnd, Pos: toPos(s.Pos)})
-	case *MarkStmt:
+		return one(&model.Stmt{Op: model.OpEnd, Pos: syntax.ToPos(s.Pos)})
+	case *syntax.MarkStmt:
 		if sc.side != sideEntry {
 			l.errorf(s.Pos, "`mark %s;` records a moment of a queue entry: it belongs inside an entry", s.Name)
 			return nil
 		}
 		name := sc.q.name + "." + s.Name
-		return one(&model.Stmt{Op: model.OpSet, Pos: toPos(s.Pos), Slot: l.attr(name),
+		return one(&model.Stmt{Op: model.OpSet, Pos: syntax.ToPos(s.Pos), Slot: l.attr(name),
 			Value: &model.Expr{Op: model.ECtx, Slot: int(model.CtxNow), Name: "now"}})
-	case *ToolStmt:
+	case *syntax.ToolStmt:
 		return l.tool(s, sc)
-	case *TransferStmt:
+	case *syntax.TransferStmt:
 		return l.transfer(s, sc)
-	case *CallStmt:
+	case *syntax.CallStmt:
 		if s.Verb != "" {
 			return l.entryCall(s, sc)
 		}
 		return l.stmtDef(s, sc)
-	case *RetiredStmt:
+	case *syntax.RetiredStmt:
 		switch s.Word {
 		case "prefill", "decode":
 			l.errorf(s.Pos, "`%s` is no statement: the mode of a run is written `run E %s (cost(E, n)) growing kv;`", s.Word, s.Word)
 		default:
-			l.errorf(s.Pos, "%s", retiredWords[s.Word])
+			msg, _ := syntax.Retired(s.Word)
+			l.errorf(s.Pos, "%s", msg)
 		}
 	}
 	return nil
 }
 
-func stmtPos(s Stmt) lexer.Position {
+func stmtPos(s syntax.Stmt) lexer.Position {
 	switch s := s.(type) {
-	case *TurnStmt:
+	case *syntax.TurnStmt:
 		return s.Pos
-	case *SetStmt:
+	case *syntax.SetStmt:
 		return s.Pos
-	case *ObserveStmt:
+	case *syntax.ObserveStmt:
 		return s.Pos
-	case *DeclStmt:
+	case *syntax.DeclStmt:
 		return s.Pos
-	case *HoldStmt:
+	case *syntax.HoldStmt:
 		return s.Pos
-	case *GrowStmt:
+	case *syntax.GrowStmt:
 		return s.Pos
-	case *DropStmt:
+	case *syntax.DropStmt:
 		return s.Pos
-	case *ReleaseStmt:
+	case *syntax.ReleaseStmt:
 		return s.Pos
-	case *LoadStmt:
+	case *syntax.LoadStmt:
 		return s.Pos
-	case *RunStmt:
+	case *syntax.RunStmt:
 		return s.Pos
-	case *BranchStmt:
+	case *syntax.BranchStmt:
 		return s.Pos
-	case *WhileStmt:
+	case *syntax.WhileStmt:
 		return s.Pos
-	case *LoopStmt:
+	case *syntax.LoopStmt:
 		return s.Pos
-	case *ForkStmt:
+	case *syntax.ForkStmt:
 		return s.Pos
-	case *JoinStmt:
+	case *syntax.JoinStmt:
 		return s.Pos
-	case *ChooseStmt:
+	case *syntax.ChooseStmt:
 		return s.Pos
-	case *EndStmt:
+	case *syntax.EndStmt:
 		return s.Pos
-	case *MarkStmt:
+	case *syntax.MarkStmt:
 		return s.Pos
-	case *ToolStmt:
+	case *syntax.ToolStmt:
 		return s.Pos
-	case *TransferStmt:
+	case *syntax.TransferStmt:
 		return s.Pos
-	case *CallStmt:
+	case *syntax.CallStmt:
 		return s.Pos
-	case *RetiredStmt:
+	case *syntax.RetiredStmt:
 		return s.Pos
 	}
 	return lexer.Position{}
 }
 
 // stmtWord names a statement by its keyword, for messages.
-func stmtWord(s Stmt) string {
+func stmtWord(s syntax.Stmt) string {
 	switch s := s.(type) {
-	case *TurnStmt:
+	case *syntax.TurnStmt:
 		return "`turn`"
-	case *SetStmt:
+	case *syntax.SetStmt:
 		return "`set`"
-	case *ObserveStmt:
+	case *syntax.ObserveStmt:
 		return "`observe`"
-	case *DeclStmt:
+	case *syntax.DeclStmt:
 		return "`" + s.Kind + "`"
-	case *HoldStmt:
+	case *syntax.HoldStmt:
 		return "`hold`"
-	case *GrowStmt:
+	case *syntax.GrowStmt:
 		return "`grow`"
-	case *DropStmt:
+	case *syntax.DropStmt:
 		return "`drop`"
-	case *ReleaseStmt:
+	case *syntax.ReleaseStmt:
 		return "`release`"
-	case *LoadStmt:
+	case *syntax.LoadStmt:
 		return "`load`"
-	case *RunStmt:
+	case *syntax.RunStmt:
 		return "`run`"
-	case *BranchStmt:
+	case *syntax.BranchStmt:
 		return "`branch`"
-	case *WhileStmt:
+	case *syntax.WhileStmt:
 		return "`while`"
-	case *LoopStmt:
+	case *syntax.LoopStmt:
 		return "`loop`"
-	case *ForkStmt:
+	case *syntax.ForkStmt:
 		return "`fork`"
-	case *JoinStmt:
+	case *syntax.JoinStmt:
 		return "`join`"
-	case *ChooseStmt:
+	case *syntax.ChooseStmt:
 		return "`choose`"
-	case *EndStmt:
+	case *syntax.EndStmt:
 		return "`end`"
-	case *MarkStmt:
+	case *syntax.MarkStmt:
 		return "`mark`"
-	case *ToolStmt:
+	case *syntax.ToolStmt:
 		return "`tool`"
-	case *TransferStmt:
+	case *syntax.TransferStmt:
 		return "`transfer`"
-	case *CallStmt:
+	case *syntax.CallStmt:
 		if s.Verb != "" {
 			return "`" + s.Queue + "." + s.Verb + "(…)`"
 		}
 		return "`" + s.Queue + "(…)`"
-	case *RetiredStmt:
+	case *syntax.RetiredStmt:
 		return "`" + s.Word + "`"
 	}
 	return "a statement"
@@ -308,7 +311,7 @@ func attrName(sc *scope, name string) string {
 	return name
 }
 
-func (l *lowerer) set(pos lexer.Position, name string, e *Expr, sc *scope, size bool) []*model.Stmt {
+func (l *lowerer) set(pos lexer.Position, name string, e *syntax.Expr, sc *scope, size bool) []*model.Stmt {
 	switch {
 	case name == "more", name == "turn_no":
 		// a program may renumber its turns; the turn stream counts them itself
@@ -329,14 +332,14 @@ func (l *lowerer) set(pos lexer.Position, name string, e *Expr, sc *scope, size 
 		l.errorf(pos, "`%s` is the workload's (set in `init`/`turn`): the server reads it but may not assign it; assign another attribute", name)
 	}
 	_ = size
-	st := &model.Stmt{Op: model.OpSet, Pos: toPos(pos), Slot: slot}
+	st := &model.Stmt{Op: model.OpSet, Pos: syntax.ToPos(pos), Slot: slot}
 	var t typ
 	st.Value, t = l.value(e, sc, &st.Draws)
 	l.costSet(pos, name, slot, t)
 	return one(st)
 }
 
-func isTestExpr(e *Expr) bool {
+func isTestExpr(e *syntax.Expr) bool {
 	if e.Then != nil {
 		return false
 	}
@@ -355,7 +358,7 @@ func isTestExpr(e *Expr) bool {
 	return false
 }
 
-func (l *lowerer) observe(s *ObserveStmt, sc *scope) []*model.Stmt {
+func (l *lowerer) observe(s *syntax.ObserveStmt, sc *scope) []*model.Stmt {
 	if l.gauges[s.Name] {
 		l.errorf(s.Pos, "`%s` names a gauge already: an observe and a gauge may not share a name", s.Name)
 	}
@@ -365,13 +368,13 @@ func (l *lowerer) observe(s *ObserveStmt, sc *scope) []*model.Stmt {
 		l.observes[s.Name] = slot
 		l.prog.Observes = append(l.prog.Observes, s.Name)
 	}
-	st := &model.Stmt{Op: model.OpObserve, Pos: toPos(s.Pos), Slot: slot, Test: isTestExpr(s.Value)}
+	st := &model.Stmt{Op: model.OpObserve, Pos: syntax.ToPos(s.Pos), Slot: slot, Test: isTestExpr(s.Value)}
 	st.Value, _ = l.value(s.Value, sc, &st.Draws)
 	return one(st)
 }
 
 // guard lowers a branch or while guard; a constant one must be 0 or 1.
-func (l *lowerer) guard(e *Expr, sc *scope, draws *bool, what string) *model.Expr {
+func (l *lowerer) guard(e *syntax.Expr, sc *scope, draws *bool, what string) *model.Expr {
 	g, _ := l.value(e, sc, draws)
 	if x, ok := g.IsConst(); ok && x != 0 && x != 1 {
 		if !(x > 0 && x < 1) {
@@ -384,7 +387,7 @@ func (l *lowerer) guard(e *Expr, sc *scope, draws *bool, what string) *model.Exp
 	return g
 }
 
-func (l *lowerer) choose(s *ChooseStmt, sc *scope) []*model.Stmt {
+func (l *lowerer) choose(s *syntax.ChooseStmt, sc *scope) []*model.Stmt {
 	if reservedNames[s.Name] {
 		l.errorf(s.Pos, "`%s` is a context variable or built-in: `choose` may not assign it", s.Name)
 		return nil
@@ -393,7 +396,7 @@ func (l *lowerer) choose(s *ChooseStmt, sc *scope) []*model.Stmt {
 		l.errorf(s.Pos, "`%s` is a constant: `choose` needs an attribute", s.Name)
 		return nil
 	}
-	st := &model.Stmt{Op: model.OpChoose, Pos: toPos(s.Pos), Slot: l.attr(attrName(sc, s.Name))}
+	st := &model.Stmt{Op: model.OpChoose, Pos: syntax.ToPos(s.Pos), Slot: l.attr(attrName(sc, s.Name))}
 	st.N, _ = l.value(s.N, sc, &st.Draws)
 	l.chooseCount(s, st.N)
 	for _, k := range s.Keys {
@@ -404,7 +407,7 @@ func (l *lowerer) choose(s *ChooseStmt, sc *scope) []*model.Stmt {
 }
 
 // amount checks a consumer's typed amount: want is the cost type it needs.
-func (l *lowerer) amount(e *Expr, got typ, want typ, what string) {
+func (l *lowerer) amount(e *syntax.Expr, got typ, want typ, what string) {
 	if sameTyp(got, want) {
 		return
 	}
@@ -417,7 +420,7 @@ func (l *lowerer) amount(e *Expr, got typ, want typ, what string) {
 }
 
 // checkAmount refuses a constant amount that is negative or NaN.
-func (l *lowerer) checkAmount(e *Expr, v *model.Expr, what string) {
+func (l *lowerer) checkAmount(e *syntax.Expr, v *model.Expr, what string) {
 	switch x, ok := v.IsConst(); {
 	case !ok:
 	case math.IsNaN(x):
@@ -427,19 +430,19 @@ func (l *lowerer) checkAmount(e *Expr, v *model.Expr, what string) {
 	}
 }
 
-func (l *lowerer) refText(r *Ref) string {
-	return refName(r).text()
+func (l *lowerer) refText(r *syntax.Ref) string {
+	return nameText(refName(r))
 }
 
-func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
-	st := &model.Stmt{Op: model.OpHold, Pos: toPos(s.Pos)}
+func (l *lowerer) hold(s *syntax.HoldStmt, sc *scope) []*model.Stmt {
+	st := &model.Stmt{Op: model.OpHold, Pos: syntax.ToPos(s.Pos)}
 	hs := sc.child()
 	hs.mom = momAdmit
 	hs.draws = nil
 	type bnd struct {
 		name string
 		b    *binding
-		e    *Expr
+		e    *syntax.Expr
 	}
 	var binds []bnd
 	for _, b := range s.Bindings {
@@ -565,7 +568,7 @@ func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
 		if readsLive(binds[i].b.val) {
 			l.errorf(binds[i].e.Pos, "the body reads `%s`, which reads live state at admission: read it in the header only, or `set` it in the body", binds[i].name)
 		}
-		pre = append(pre, &model.Stmt{Op: model.OpSet, Pos: toPos(bb.pos), Slot: bb.slot, Value: binds[i].b.val})
+		pre = append(pre, &model.Stmt{Op: model.OpSet, Pos: syntax.ToPos(bb.pos), Slot: bb.slot, Value: binds[i].b.val})
 	}
 	if len(pre) > 0 {
 		st.Body.Stmts = append(pre, st.Body.Stmts...)
@@ -590,7 +593,7 @@ func (l *lowerer) hold(s *HoldStmt, sc *scope) []*model.Stmt {
 
 // indexKept refuses a hold whose body changes an attribute that one of
 // its pool indices reads: the hold must keep naming one member.
-func (l *lowerer) indexKept(st *model.Stmt, s *HoldStmt) {
+func (l *lowerer) indexKept(st *model.Stmt, s *syntax.HoldStmt) {
 	reads := map[int]string{}
 	var text string
 	for i, h := range st.Holds {
@@ -652,7 +655,7 @@ func (l *lowerer) turnSlots() []int {
 	}
 	if l.workload != nil {
 		for _, it := range l.workload.Items {
-			if t, ok := it.(*TurnItem); ok {
+			if t, ok := it.(*syntax.TurnItem); ok {
 				collectSetNames(t.Body.Stmts, add)
 			}
 		}
@@ -711,7 +714,7 @@ func readsMoving(e *model.Expr) bool {
 }
 
 // neverFits reports a constant hold above the pool's cap.
-func (l *lowerer) neverFits(hp *HoldPool, r resolved, units, reserve *model.Expr) {
+func (l *lowerer) neverFits(hp *syntax.HoldPool, r resolved, units, reserve *model.Expr) {
 	pool := l.prog.Pools[l.prog.PoolFams[r.Fam].First]
 	need, ok := units.IsConst()
 	if !ok {
@@ -744,13 +747,13 @@ func (sc *scope) enclosing(text string) *heldPool {
 	return nil
 }
 
-func (l *lowerer) poolStmt(op model.Op, pos lexer.Position, word string, ref *Ref, amount *Expr, sc *scope) []*model.Stmt {
+func (l *lowerer) poolStmt(op model.Op, pos lexer.Position, word string, ref *syntax.Ref, amount *syntax.Expr, sc *scope) []*model.Stmt {
 	r, ok := l.resolveRes(refName(ref), sc, resPool)
 	if !ok {
 		return nil
 	}
 	text := l.refText(ref)
-	st := &model.Stmt{Op: op, Pos: toPos(pos)}
+	st := &model.Stmt{Op: op, Pos: syntax.ToPos(pos)}
 	st.Pool = &r.ref
 	if op != model.OpDrop && sc.enclosing(text) != nil {
 		l.rereadIndex(ref, r, word)
@@ -784,7 +787,7 @@ func (l *lowerer) poolStmt(op model.Op, pos lexer.Position, word string, ref *Re
 // rereadIndex refuses a statement that names its hold's pool by an index
 // that reads the state or the clock: evaluated again, it may name another
 // member than the one the hold took.
-func (l *lowerer) rereadIndex(ref *Ref, r resolved, word string) {
+func (l *lowerer) rereadIndex(ref *syntax.Ref, r resolved, word string) {
 	if ref.Index != nil && r.ref.Index != nil && readsMoving(r.ref.Index) {
 		l.errorf(ref.Index.Pos, "the index of `%s` reads the state or the clock: `%s` reads it again and may name another member than the hold took", l.refText(ref), word)
 	}
@@ -793,8 +796,8 @@ func (l *lowerer) rereadIndex(ref *Ref, r resolved, word string) {
 // isLeased reports whether some hold of the program leases the family.
 func (l *lowerer) isLeased(fam int) bool { return l.leasedFams[fam] }
 
-func (l *lowerer) run(s *RunStmt, sc *scope) []*model.Stmt {
-	st := &model.Stmt{Op: model.OpRun, Pos: toPos(s.Pos)}
+func (l *lowerer) run(s *syntax.RunStmt, sc *scope) []*model.Stmt {
+	st := &model.Stmt{Op: model.OpRun, Pos: syntax.ToPos(s.Pos)}
 	var want typ
 	if len(s.Stages) == 0 {
 		if sc.side != sideEntry || sc.q.stageFam < 0 {
@@ -888,8 +891,8 @@ func (l *lowerer) markShared(refs []model.Ref) {
 	}
 }
 
-func (l *lowerer) tool(s *ToolStmt, sc *scope) []*model.Stmt {
-	st := &model.Stmt{Op: model.OpRun, Pos: toPos(s.Pos)}
+func (l *lowerer) tool(s *syntax.ToolStmt, sc *scope) []*model.Stmt {
+	st := &model.Stmt{Op: model.OpRun, Pos: syntax.ToPos(s.Pos)}
 	switch {
 	case len(s.On) > 0:
 		for _, ref := range s.On {
@@ -913,7 +916,7 @@ func (l *lowerer) tool(s *ToolStmt, sc *scope) []*model.Stmt {
 			if !f.Array {
 				l.errorf(s.Pos, "stage `tool` is no array: write `tool (…);`")
 			}
-			idx = l.index(&Name{Pos: s.Pos, Name: "tool", Index: s.Index}, sc, f.Count)
+			idx = l.index(&syntax.Name{Pos: s.Pos, Name: "tool", Index: s.Index}, sc, f.Count)
 		} else if f.Array {
 			l.errorf(s.Pos, "stage `tool` is an array of %d: write `tool[i] (…);`", f.Count)
 		}
@@ -934,8 +937,8 @@ func (l *lowerer) tool(s *ToolStmt, sc *scope) []*model.Stmt {
 	return one(st)
 }
 
-func (l *lowerer) transfer(s *TransferStmt, sc *scope) []*model.Stmt {
-	pos := toPos(s.Pos)
+func (l *lowerer) transfer(s *syntax.TransferStmt, sc *scope) []*model.Stmt {
+	pos := syntax.ToPos(s.Pos)
 	var out []*model.Stmt
 	var draws bool
 	amount, t := l.value(s.Amount, sc, &draws)
@@ -996,7 +999,7 @@ func (l *lowerer) transfer(s *TransferStmt, sc *scope) []*model.Stmt {
 		f := l.prog.StageFams[fam]
 		var idx *model.Expr
 		if s.Index != nil {
-			idx = l.index(&Name{Pos: s.Pos, Name: f.Name, Index: s.Index}, sc, f.Count)
+			idx = l.index(&syntax.Name{Pos: s.Pos, Name: f.Name, Index: s.Index}, sc, f.Count)
 		}
 		out = append(out, &model.Stmt{Op: model.OpRun, Pos: pos, Stages: []model.Ref{{Fam: fam, Index: idx}}, Value: amount, Draws: draws})
 	}
@@ -1031,7 +1034,7 @@ func (l *lowerer) serveLatency(fam int) *model.Expr {
 	name := l.prog.StageFams[fam].Name
 	if q, ok := l.queues[name]; ok {
 		for _, it := range q.ast.Items {
-			if s, ok := it.(*ServeItem); ok && s.Latency != nil {
+			if s, ok := it.(*syntax.ServeItem); ok && s.Latency != nil {
 				v, _ := l.constValue(s.Latency, "a serve latency")
 				return model.Num(v)
 			}
@@ -1040,7 +1043,7 @@ func (l *lowerer) serveLatency(fam int) *model.Expr {
 	return model.Num(0)
 }
 
-func (l *lowerer) entryCall(s *CallStmt, sc *scope) []*model.Stmt {
+func (l *lowerer) entryCall(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 	switch sc.side {
 	case sideClient:
 		l.errorf(s.Pos, "`%s.%s(…)` belongs in the server: a session's statements run on the client", s.Queue, s.Verb)
@@ -1053,7 +1056,7 @@ func (l *lowerer) entryCall(s *CallStmt, sc *scope) []*model.Stmt {
 		l.errorf(s.Pos, "`%s` is no queue%s", s.Queue, didYouMean(s.Queue, sortedKeys(l.queues)))
 		return nil
 	}
-	var entry *EntryItem
+	var entry *syntax.EntryItem
 	for _, e := range q.entries {
 		if e.Verb == s.Verb && (e.From != "") == (s.From != nil) {
 			entry = e
@@ -1080,7 +1083,7 @@ func (l *lowerer) entryCall(s *CallStmt, sc *scope) []*model.Stmt {
 		case !q.array:
 			l.errorf(s.Pos, "`%s` is one queue, not a family: write `%s.%s(…)`", q.name, q.name, s.Verb)
 		}
-		idx = l.index(&Name{Pos: s.Pos, Name: q.name, Index: s.Index}, sc, q.count)
+		idx = l.index(&syntax.Name{Pos: s.Pos, Name: q.name, Index: s.Index}, sc, q.count)
 	case q.count == 1:
 		idx = model.Num(0)
 	default:
@@ -1157,10 +1160,10 @@ func roleIs(q *queueDecl, role string) bool {
 	return false
 }
 
-func (l *lowerer) stmtDef(s *CallStmt, sc *scope) []*model.Stmt {
+func (l *lowerer) stmtDef(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 	d, ok := l.defs[s.Queue]
 	if !ok {
-		if m, retired := retiredWords[s.Queue]; retired {
+		if m, retired := syntax.Retired(s.Queue); retired {
 			l.errorf(s.Pos, "%s", m)
 			return nil
 		}

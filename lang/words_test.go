@@ -3,12 +3,14 @@ package lang
 import (
 	"slices"
 	"testing"
+
+	"github.com/serq/serq/lang/syntax"
 )
 
 // TestWords checks the derived word lists against words every program
 // uses, and that each list is sorted without repeats.
 func TestWords(t *testing.T) {
-	kw, bi := Keywords(), Builtins()
+	kw, bi := syntax.Keywords(), Builtins()
 	for _, w := range []string{"fn", "main", "hold", "reserve", "cache", "lease", "engine", "schedule", "advance",
 		"exclusive", "pull", "push", "claim", "Size", "Cost", "turn", "workload"} {
 		if !slices.Contains(kw, w) {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/lang"
@@ -68,12 +70,12 @@ func analyze(file, src string, read func(string) ([]byte, error)) *analysis {
 			a.errs = []*lang.Error{{Pos: model.Pos{File: file, Line: 1, Col: 1}, Msg: err.Error()}}
 		}
 	}
-	if f, err := lang.Parse(file, []byte(src)); err == nil {
+	if f, err := syntax.Parse(file, []byte(src)); err == nil {
 		a.decls = collect(file, src, f.Items, "")
 		attrs(file, src, f, &a.decls)
 		seen := map[string]bool{file: true}
 		for _, it := range f.Items {
-			if u, ok := it.(*lang.UseItem); ok {
+			if u, ok := it.(*syntax.UseItem); ok {
 				a.libs = append(a.libs, library(file, u.Path, read, seen)...)
 			}
 		}
@@ -100,13 +102,13 @@ func library(from, rel string, read func(string) ([]byte, error), seen map[strin
 			return nil
 		}
 	}
-	f, err := lang.Parse(p, src)
+	f, err := syntax.Parse(p, src)
 	if err != nil {
 		return nil
 	}
 	out := collect(p, string(src), f.Items, "")
 	for _, it := range f.Items {
-		if u, ok := it.(*lang.UseItem); ok {
+		if u, ok := it.(*syntax.UseItem); ok {
 			out = append(out, library(p, u.Path, read, seen)...)
 		}
 	}
@@ -126,23 +128,23 @@ func collect(file, src string, items any, q string) []*decl {
 	v := reflect.ValueOf(items)
 	for i := 0; i < v.Len(); i++ {
 		switch it := v.Index(i).Interface().(type) {
-		case *lang.LetItem:
+		case *syntax.LetItem:
 			kind := "let"
 			if it.Arg != nil {
 				kind = "input"
 			}
 			add(kind, it.Name, it.Pos)
-		case *lang.DefItem:
+		case *syntax.DefItem:
 			add("def", it.Name, it.Pos).params = it.Params
-		case *lang.MainItem:
+		case *syntax.MainItem:
 			out = append(out, collect(file, src, it.Items, q)...)
-		case *lang.StageItem:
+		case *syntax.StageItem:
 			add("stage", it.Name, it.Pos)
-		case *lang.PoolItem:
+		case *syntax.PoolItem:
 			add("pool", it.Name, it.Pos)
-		case *lang.DeviceItem:
+		case *syntax.DeviceItem:
 			add("device", it.Name, it.Pos)
-		case *lang.EngineItem:
+		case *syntax.EngineItem:
 			name := it.Name
 			if name == "" {
 				name = q // a queue's engine is named after the queue
@@ -151,22 +153,22 @@ func collect(file, src string, items any, q string) []*decl {
 			if it.Name == "" {
 				d.nameAt = -1
 			}
-		case *lang.QueueItem:
+		case *syntax.QueueItem:
 			d := add("queue", it.Name, it.Pos)
 			d.kids = collect(file, src, it.Items, it.Name)
-		case *lang.EntryItem:
+		case *syntax.EntryItem:
 			add("entry", it.Verb, it.Pos).params = it.Params
-		case *lang.NicItem:
+		case *syntax.NicItem:
 			add("nic", "nic", it.Pos)
-		case *lang.ServeItem:
+		case *syntax.ServeItem:
 			add("stage", q, it.Pos).nameAt = -1
-		case *lang.GaugeItem:
+		case *syntax.GaugeItem:
 			add("gauge", it.Name, it.Pos)
-		case *lang.ClaimItem:
+		case *syntax.ClaimItem:
 			add("claim", it.Name, it.Pos)
-		case *lang.WorkloadItem:
+		case *syntax.WorkloadItem:
 			add("workload", "workload", it.Pos).nameAt = it.Pos.Offset
-		case *lang.ServerItem:
+		case *syntax.ServerItem:
 			add("server", "server", it.Pos).nameAt = it.Pos.Offset
 		}
 	}
@@ -175,7 +177,7 @@ func collect(file, src string, items any, q string) []*decl {
 
 // attrs adds the session attributes: the first `set`, `choose`, `observe`
 // or `Size`/`Cost` of each name that no other declaration has.
-func attrs(file, src string, f *lang.File, decls *[]*decl) {
+func attrs(file, src string, f *syntax.File, decls *[]*decl) {
 	taken := map[string]bool{}
 	for _, d := range *decls {
 		taken[d.name] = true
@@ -184,11 +186,11 @@ func attrs(file, src string, f *lang.File, decls *[]*decl) {
 		var name string
 		var pos lexer.Position
 		switch s := x.(type) {
-		case *lang.SetStmt:
+		case *syntax.SetStmt:
 			name, pos = s.Name, s.Pos
-		case *lang.ChooseStmt:
+		case *syntax.ChooseStmt:
 			name, pos = s.Name, s.Pos
-		case *lang.DeclStmt:
+		case *syntax.DeclStmt:
 			name, pos = s.Name, s.Pos
 		default:
 			return
@@ -235,11 +237,11 @@ func lexFrom(src string, off int, visit func(tok lexer.Token, off int) bool) {
 	if off < 0 || off > len(src) {
 		return
 	}
-	lx, err := lang.Lexer().LexString("", src[off:])
+	lx, err := syntax.Lexer().LexString("", src[off:])
 	if err != nil {
 		return
 	}
-	skip := lang.Elided()
+	skip := syntax.Elided()
 	for {
 		t, err := lx.Next()
 		if err != nil || t.EOF() {

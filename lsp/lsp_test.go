@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/sourcegraph/jsonrpc2"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -236,7 +238,7 @@ func TestSession(t *testing.T) {
 		"options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits); err != nil {
 		t.Fatal(err)
 	}
-	want2, _ := lang.Format(prog, []byte(progOK))
+	want2, _ := syntax.Format(prog, []byte(progOK))
 	if len(edits) != 1 || edits[0].NewText != string(want2) || edits[0].Range.Start != (protocol.Position{}) ||
 		edits[0].Range.End != (protocol.Position{Line: 8, Character: 0}) {
 		t.Errorf("formatting edits %+v", edits)

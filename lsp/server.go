@@ -35,6 +35,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -367,7 +369,7 @@ func (s *server) formatting(_ *glsp.Context, p *protocol.DocumentFormattingParam
 	if err != nil {
 		return nil, err
 	}
-	out, err := lang.Format(d.path, []byte(d.text))
+	out, err := syntax.Format(d.path, []byte(d.text))
 	if err != nil {
 		return nil, fmt.Errorf("serq fmt: %v", err)
 	}
@@ -415,7 +417,7 @@ func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 	for _, b := range lang.Builtins() {
 		add(b, "built-in", protocol.CompletionItemKindFunction)
 	}
-	for _, k := range lang.Keywords() {
+	for _, k := range syntax.Keywords() {
 		add(k, "keyword", protocol.CompletionItemKindKeyword)
 	}
 	return items, nil

@@ -108,7 +108,7 @@ func TestUsageErrors(t *testing.T) {
 		if code != 2 || out != "" {
 			t.Errorf("serq %q = %d, stdout %q; want 2, \"\"", tt.args, code, out)
 		}
-		if strings.HasSuffix(tt.want, ": ") { // a message from lang.ParseExpr follows
+		if strings.HasSuffix(tt.want, ": ") { // a message from syntax.ParseExpr follows
 			if !strings.HasPrefix(errs, tt.want) || !strings.HasSuffix(errs, checkUsage) {
 				t.Errorf("serq %q stderr = %q, want %q…%q", tt.args, errs, tt.want, checkUsage)
 			}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
@@ -26,7 +28,7 @@ func TestCLIDocsStateTheLimits(t *testing.T) {
 	doc := string(b)
 	for _, row := range []string{
 		fmt.Sprintf("| %s | `lang.MaxSourceSize` |", safeio.Size(lang.MaxSourceSize)),
-		fmt.Sprintf("| %d levels | `lang.MaxNesting` |", lang.MaxNesting),
+		fmt.Sprintf("| %d levels | `syntax.MaxNesting` |", syntax.MaxNesting),
 		fmt.Sprintf("| %d levels | `lang.MaxExprDepth` |", lang.MaxExprDepth),
 		fmt.Sprintf("| %s | `lang.MaxExpansion` |", thousands(lang.MaxExpansion)),
 		fmt.Sprintf("| %d | `lang.MaxChoose` |", lang.MaxChoose),

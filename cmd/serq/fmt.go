@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/serq/serq/lang"
 )
 
-// fmtCmd is `serq fmt`: the canonical layout of lang.Format. Without
+// fmtCmd is `serq fmt`: the canonical layout of syntax.Format. Without
 // files it formats stdin to stdout; with files it rewrites those that
 // change, after every one has parsed, each by an atomic rename; with
 // --check it lists on stderr the files that would change and writes
@@ -76,7 +78,7 @@ func (c *fmtCmd) Run(e *env) error {
 			failed = append(failed, &loadError{file: path, err: fmt.Errorf("cannot read: %w", err)})
 			continue
 		}
-		out, err := lang.Format(path, src)
+		out, err := syntax.Format(path, src)
 		if err != nil {
 			failed = append(failed, &loadError{file: path, err: err, sources: map[string][]byte{path: src}})
 			continue
@@ -120,7 +122,7 @@ func (c *fmtCmd) stdin(e *env) error {
 	if err != nil {
 		return &loadError{file: name, err: fmt.Errorf("cannot read: %w", err)}
 	}
-	out, err := lang.Format(name, src)
+	out, err := syntax.Format(name, src)
 	if err != nil {
 		return &loadError{file: name, err: err, sources: map[string][]byte{name: src}}
 	}

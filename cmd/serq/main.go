@@ -64,6 +64,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/serq/serq/lang/syntax"
+
 	"github.com/alecthomas/kong"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/mattn/go-isatty"
@@ -914,7 +916,7 @@ func overrides(flag string, vals []string, help string) ([]lang.Override, error)
 		if !isIdent(name) {
 			return nil, usagef("invalid %s name `%s`; expected an identifier\nhelp: %s", flag, name, help)
 		}
-		if err := lang.ParseExpr(expr); err != nil {
+		if _, err := syntax.ParseExpr("<arg>", expr); err != nil {
 			msg := err.Error()
 			var lerr *lang.Error
 			if errors.As(err, &lerr) {

@@ -1,10 +1,11 @@
-package lang
+package syntax
 
 import "github.com/alecthomas/participle/v2/lexer"
 
 // This file holds the participle grammar: the structs are the syntax tree.
-// [Load] lowers them into a model.Program; [Parse] gives them to the
-// language server, which reads the items' names and positions.
+// lang.Load lowers them into a model.Program; [Parse] gives them to the
+// language server, which reads the items' names and positions. Each node
+// starts with its Pos, the position of its first token.
 //
 // Alternatives are sealed interfaces (Item, Stmt, PoolOpt, EngItem,
 // SchedStmt, QItem, WorkItem) registered with participle.Union in

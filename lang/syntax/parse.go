@@ -1,4 +1,4 @@
-package lang
+package syntax
 
 import (
 	"bytes"
@@ -61,6 +61,29 @@ var exprParser = participle.MustBuild[Expr](
 
 // Grammar returns the grammar in EBNF, for a golden file.
 func Grammar() string { return parser.String() }
+
+// ParseExpr parses a lone expression: `--set name=expr`, `--def`, an
+// instance's value, a debugger query. Errors carry positions in filename.
+func ParseExpr(filename, src string) (*Expr, error) {
+	if strings.TrimSpace(src) == "" {
+		return nil, &Error{Pos: model.Pos{File: filename, Line: 1, Col: 1}, Msg: "empty expression"}
+	}
+	if err := checkNesting(filename, []byte(src)); err != nil {
+		return nil, err
+	}
+	e, err := exprParser.ParseString(filename, src)
+	if err != nil {
+		return nil, convertParseError(filename, err)
+	}
+	return e, nil
+}
+
+// Retired returns the message naming the new form of a word of an older
+// dialect (`keep`, `where`, `fit`, …), and whether word is one.
+func Retired(word string) (msg string, ok bool) {
+	msg, ok = retiredWords[word]
+	return msg, ok
+}
 
 // retiredWords maps a token of an older dialect, met where the parser
 // expected something else, to the message that names the new form.
@@ -168,13 +191,9 @@ func scanComments(filename string, src []byte) error {
 			return nil
 		}
 		if t.Type == unterminated {
-			return &Error{Pos: toPos(t.Pos), Msg: "unterminated block comment: `/*` has no closing `*/`"}
+			return &Error{Pos: ToPos(t.Pos), Msg: "unterminated block comment: `/*` has no closing `*/`"}
 		}
 	}
-}
-
-func toPos(p lexer.Position) model.Pos {
-	return model.Pos{File: p.Filename, Line: p.Line, Col: p.Column}
 }
 
 func convertParseError(filename string, err error) error {
@@ -182,7 +201,7 @@ func convertParseError(filename string, err error) error {
 	if !errors.As(err, &perr) {
 		return &Error{Pos: model.Pos{File: filename, Line: 1, Col: 1}, Msg: err.Error()}
 	}
-	pos := toPos(perr.Position())
+	pos := ToPos(perr.Position())
 	if pos.File == "" {
 		pos.File = filename
 	}
@@ -257,4 +276,12 @@ func closersExpected(msg string) string {
 		}
 	}
 	return joinOr(want)
+}
+
+// joinOr joins words as "a, b or c".
+func joinOr(words []string) string {
+	if len(words) <= 1 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }

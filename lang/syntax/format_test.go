@@ -1,10 +1,7 @@
-package lang
+package syntax
 
 import (
-	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -48,71 +45,10 @@ func checkFormat(t *testing.T, name string, src []byte) []byte {
 	return out
 }
 
-// TestFormatPrograms formats every .sq file of the repository (examples,
-// the library, the chunks of lang/testdata/errors.sq and of the conformance
-// cases): the result keeps
-// the tokens, is idempotent, and a program that loads lowers to the same
-// IR but for positions.
-func TestFormatPrograms(t *testing.T) {
-	var files []string
-	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != ".." {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.HasSuffix(path, ".sq") {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	loaded := 0
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if filepath.Base(f) == "errors.sq" || strings.Contains(filepath.ToSlash(f), "conformance/testdata/") {
-			for i, c := range testutil.Read(f, t) {
-				if _, err := Parse("chunk.sq", []byte(c.Source)); err == nil {
-					checkFormat(t, f+" chunk "+string(rune('0'+i%10)), []byte(c.Source))
-				}
-			}
-			continue
-		}
-		out := checkFormat(t, f, src)
-		before, err := Load(f, Options{})
-		if err != nil {
-			continue // a library: definitions only
-		}
-		after, err := Load(f, Options{ReadFile: func(p string) ([]byte, error) {
-			if p == f {
-				return out, nil
-			}
-			return os.ReadFile(p)
-		}})
-		if err != nil {
-			t.Errorf("%s formatted does not load: %v", f, err)
-			continue
-		}
-		if diff := cmp.Diff(testutil.IRWithoutPositions(t, before), testutil.IRWithoutPositions(t, after)); diff != "" {
-			t.Errorf("%s: formatting changed the IR (-before +after):\n%s", f, diff)
-		}
-		loaded++
-	}
-	if loaded < 10 {
-		t.Errorf("only %d programs loaded and compared; the examples are %d at least", loaded, 10)
-	}
-}
-
 // TestFormatSeed compares the seed program's formatted text with a golden
-// file (go test ./lang -update rewrites it).
+// file (go test ./lang/syntax -update rewrites it).
 func TestFormatSeed(t *testing.T) {
-	src, err := os.ReadFile("../examples/pd-disaggregation/llmd_nixl_pull.sq")
+	src, err := os.ReadFile("../../examples/pd-disaggregation/llmd_nixl_pull.sq")
 	if err != nil {
 		t.Fatal(err)
 	}
