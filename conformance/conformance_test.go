@@ -28,8 +28,11 @@
 //
 // A chunk without `run:` is only loaded. A refusal is written as in
 // lang/testdata/errors.sq: `// ### "^COL: MSG$"` on the line the error is
-// reported at, matched against "COL: MSG" (the message's wording may differ
-// from the reference's; the position and the fact it names may not). An
+// reported at, matched against the error as rendered, "COL: MSG" with
+// "\nhint: HINT" when it has a hint (the message's wording may differ from
+// the reference's; the position and the fact it names may not; a
+// reference test that finds a "did you mean" anywhere in the printed error
+// finds it in serq's hint). An
 // error at the end of the file is expected on the chunk's last line.
 package conformance
 
@@ -397,7 +400,7 @@ func check(t *testing.T, c *testutil.Chunk, tc *tcase) {
 		if n := strings.Count(c.Source, "\n"); line > n {
 			line = n // the end of the file: expected on the chunk's last line
 		}
-		c.GotError(line, fmt.Sprintf("%d: %s", e.Pos.Col, e.Msg))
+		c.GotError(line, rendered(e))
 	}
 	c.Done()
 	for _, l := range libErrs {
@@ -606,4 +609,17 @@ func staticErrors(t *testing.T, err error) []*lang.Error {
 	}
 	t.Errorf("an error that is not a static error: %T %v", err, err)
 	return nil
+}
+
+// rendered is what an expectation of a refused program matches: "COL:
+// MSG", with "\nhint: HINT" appended when the error has a hint, as
+// lang/testdata/errors.sq's expectations match. The reference's tests
+// look for a phrase anywhere in the error it prints, a "did you mean"
+// included; serq prints a suggestion as the hint.
+func rendered(e *lang.Error) string {
+	s := fmt.Sprintf("%d: %s", e.Pos.Col, e.Msg)
+	if e.Hint != "" {
+		s += "\nhint: " + e.Hint
+	}
+	return s
 }

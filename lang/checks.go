@@ -11,6 +11,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/serq/serq/internal/spell"
 	"github.com/serq/serq/lang/syntax"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -95,18 +96,18 @@ func (l *lowerer) attrSites() {
 	}
 }
 
-// didYouMeanAt is didYouMean, saying where a suggested attribute is first
-// assigned: " (did you mean granted, set at lib.sq:2:7?)".
-func (l *lowerer) didYouMeanAt(name string, candidates []string) string {
-	hint := didYouMean(name, candidates)
-	if hint == "" {
-		return ""
+// suggestAt is suggest, saying where a suggested attribute is first
+// assigned: "did you mean `granted`, set at lib.sq:2:7?".
+func (l *lowerer) suggestAt(e *Error, name string, candidates []string) {
+	best := spell.Nearest(name, candidates)
+	if best == "" {
+		return
 	}
-	best := strings.TrimSuffix(strings.TrimPrefix(hint, " (did you mean "), "?)")
 	if p, ok := l.sites["attr "+best]; ok {
-		return fmt.Sprintf(" (did you mean %s, set at %s?)", best, p)
+		e.Hint = fmt.Sprintf("did you mean `%s`, set at %s?", best, p)
+		return
 	}
-	return hint
+	e.Hint = "did you mean `" + best + "`?"
 }
 
 // hiddenNameAt is where a `hidden` item writes its i-th name.
@@ -249,6 +250,7 @@ func (l *lowerer) explainUndefs() {
 	for _, u := range l.undefs {
 		if _, ok := l.attrs[u.name]; ok {
 			u.err.Msg = fmt.Sprintf("`%s` is a session attribute: %s reads no session", u.name, momentNames[u.mom])
+			u.err.Hint = "" // a suggestion for a name that is defined
 		}
 	}
 	l.undefs = nil

@@ -315,7 +315,7 @@ func (l *lowerer) pool(it *syntax.PoolItem, q *queueDecl) {
 					names = append(names, d.name)
 				}
 				names = append(names, sortedKeys(l.engines)...)
-				l.errorf(nameAt(it.Pos, it.Tokens[1:], owner), "`%s` is no device or engine declared above%s", owner, didYouMean(owner, names))
+				suggest(l.errorf(nameAt(it.Pos, it.Tokens[1:], owner), "`%s` is no device or engine declared above", owner), owner, names)
 				return
 			}
 		}
@@ -501,7 +501,7 @@ func (l *lowerer) engine(it *syntax.EngineItem, q *queueDecl) {
 			for _, d := range l.allDevices() {
 				names = append(names, d.name)
 			}
-			l.errorf(nameAt(it.Pos, it.Tokens[1:], it.Device), "`%s` is no device declared above%s", it.Device, didYouMean(it.Device, names))
+			suggest(l.errorf(nameAt(it.Pos, it.Tokens[1:], it.Device), "`%s` is no device declared above", it.Device), it.Device, names)
 		}
 		return
 	}

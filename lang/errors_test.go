@@ -20,7 +20,9 @@ import (
 // An error is matched as "COL: MSG", with "\nhint: HINT" appended when the
 // error has a hint, so an expectation pins the column too. Every
 // expectation is anchored (^…$), and the messages' metacharacters are
-// quoted with \Q…\E: `// ### "^12: \\Qundefined: x (did you mean y?)\\E$"`.
+// quoted with \Q…\E:
+//
+//	// ### "^12: \\Qundefined: x\nhint: did you mean `y`?\\E$"
 func TestErrors(t *testing.T) {
 	file := filepath.Join("testdata", "errors.sq")
 	chunks := testutil.Read(file, t)

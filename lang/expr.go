@@ -141,7 +141,7 @@ var dists = map[string]struct {
 func (l *lowerer) draw(d *syntax.Draw, sc *scope) *model.Expr {
 	info, ok := dists[d.Name]
 	if !ok {
-		l.errorf(d.Pos, "unknown distribution `~%s`%s", d.Name, didYouMean(d.Name, sortedKeys(dists)))
+		suggest(l.errorf(d.Pos, "unknown distribution `~%s`", d.Name), d.Name, sortedKeys(dists))
 		return model.Num(0)
 	}
 	if len(d.Args) != info.arity {
@@ -340,7 +340,7 @@ func (l *lowerer) call(c *syntax.Call, sc *scope) (*model.Expr, typ) {
 		}
 		slot, ok := l.observes[n.Name]
 		if !ok {
-			l.errorf(n.Pos, "`%s` is no observe of the program%s", n.Name, didYouMean(n.Name, sortedKeys(l.observes)))
+			suggest(l.errorf(n.Pos, "`%s` is no observe of the program", n.Name), n.Name, sortedKeys(l.observes))
 			return model.Num(0), nil
 		}
 		fn := map[string]model.Func{"total": model.CTotal, "count": model.CCount, "largest": model.CLargest,
@@ -363,7 +363,7 @@ func (l *lowerer) call(c *syntax.Call, sc *scope) (*model.Expr, typ) {
 	}
 	names := append(sortedKeys(l.defs), "min", "max", "abs", "floor", "ceil", "sqrt", "exp", "ln", "pow",
 		"queue", "busy", "work", "used", "free", "cachedin", "holders", "queued", "budget_left", "cost", "blocksize")
-	l.errorf(c.Pos, "undefined function `%s`%s", c.Func, didYouMean(c.Func, names))
+	suggest(l.errorf(c.Pos, "undefined function `%s`", c.Func), c.Func, names)
 	return model.Num(0), nil
 }
 
@@ -795,7 +795,8 @@ func (l *lowerer) ident(n *syntax.Name, sc *scope) (*model.Expr, typ) {
 		l.errorf(n.Pos, "`tokens` is `batch.tokens`, which exists only in a schedule's guard or an engine's `execute`")
 		return model.Num(0), nil
 	}
-	e := l.errorf(n.Pos, "undefined: %s%s", name, l.didYouMeanAt(name, l.visibleNames(sc)))
+	e := l.errorf(n.Pos, "undefined: %s", name)
+	l.suggestAt(e, name, l.visibleNames(sc))
 	if !sc.mom.readsAttrs() {
 		l.undefs = append(l.undefs, undef{e, name, sc.mom})
 	}

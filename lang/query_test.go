@@ -1,6 +1,7 @@
 package lang_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/serq/serq/lang"
@@ -38,7 +39,7 @@ func TestCompileQuery(t *testing.T) {
 	bad := map[string]string{
 		"~exp(1)":                       "<command>:1:1: a draw `~exp` in a debugger expression: a debugger expression watches the run, it does not draw",
 		"prompt":                        "<command>:1:1: `prompt` is an attribute: a debugger expression may not read it",
-		"usd(D[0].kv)":                  "<command>:1:1: undefined function `usd` (did you mean used?)",
+		"usd(D[0].kv)":                  "<command>:1:1: undefined function `usd`\nhint: did you mean `used`?",
 		"used(D[5].kv)":                 "<command>:1:8: index 5 of `D` is out of range: it has 2 members",
 		"used(D.kv)":                    "<command>:1:6: `D` is a family of 2: write `D[i].kv`",
 		"1 +":                           "<command>:1:4: unexpected end of file",
@@ -50,8 +51,12 @@ func TestCompileQuery(t *testing.T) {
 	}
 	for src, want := range bad {
 		_, err := lang.CompileQuery(p, src)
-		if err == nil || err.Error() != want {
-			t.Errorf("%q: got %v, want %s", src, err, want)
+		got := fmt.Sprint(err)
+		if el, ok := err.(lang.ErrorList); ok && len(el) == 1 && el[0].Hint != "" {
+			got += "\nhint: " + el[0].Hint
+		}
+		if err == nil || got != want {
+			t.Errorf("%q: got %s, want %s", src, got, want)
 		}
 	}
 	if len(p.Attrs) != attrs || len(p.StageFams) != fams {

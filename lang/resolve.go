@@ -39,7 +39,7 @@ func (l *lowerer) resolveRes(n *syntax.Name, sc *scope, want resKind) (resolved,
 	r, err := l.lookupRes(n, sc, want)
 	switch {
 	case errors.Is(err, errNoResource):
-		l.errorf(n.Pos, "`%s` is no %s%s", nameText(n), want, didYouMean(n.Name, l.resourceNames(sc)))
+		suggest(l.errorf(n.Pos, "`%s` is no %s", nameText(n), want), n.Name, l.resourceNames(sc))
 		return r, false
 	case err != nil:
 		l.errorf(n.Pos, "%s", err)

@@ -6,7 +6,8 @@ import (
 	"github.com/serq/serq/internal/spell"
 )
 
-// Spelling suggestions for unknown names: "(did you mean …?)".
+// Spelling suggestions for unknown names, in the error's Hint: "did you
+// mean `x`?".
 
 // visibleNames lists the names an expression in sc could have meant.
 func (l *lowerer) visibleNames(sc *scope) []string {
@@ -32,14 +33,13 @@ func (l *lowerer) visibleNames(sc *scope) []string {
 	return names
 }
 
-// didYouMean suggests the closest name, if one is close enough
-// (internal/spell).
-func didYouMean(name string, candidates []string) string {
-	best := spell.Nearest(name, candidates)
-	if best == "" {
-		return ""
+// suggest sets e's Hint to the candidate nearest to name, if one is near
+// enough (internal/spell): "did you mean `x`?". Without one e is left
+// as it is.
+func suggest(e *Error, name string, candidates []string) {
+	if best := spell.Nearest(name, candidates); best != "" {
+		e.Hint = "did you mean `" + best + "`?"
 	}
-	return " (did you mean " + best + "?)"
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -1053,7 +1053,7 @@ func (l *lowerer) entryCall(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 	}
 	q, ok := l.queues[s.Queue]
 	if !ok {
-		l.errorf(s.Pos, "`%s` is no queue%s", s.Queue, didYouMean(s.Queue, sortedKeys(l.queues)))
+		suggest(l.errorf(s.Pos, "`%s` is no queue", s.Queue), s.Queue, sortedKeys(l.queues))
 		return nil
 	}
 	var entry *syntax.EntryItem
@@ -1171,7 +1171,7 @@ func (l *lowerer) stmtDef(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 			l.errorf(s.Pos, "`%s` is no statement: the mode of a run is written `run E %s (cost(E, n)) growing kv;`", s.Queue, s.Queue)
 			return nil
 		}
-		l.errorf(s.Pos, "undefined statement `%s(…)`%s", s.Queue, didYouMean(s.Queue, sortedKeys(l.defs)))
+		suggest(l.errorf(s.Pos, "undefined statement `%s(…)`", s.Queue), s.Queue, sortedKeys(l.defs))
 		return nil
 	}
 	if d.Expr != nil {

@@ -136,7 +136,7 @@ func TestSession(t *testing.T) {
 	}
 	got := d.Diagnostics[0]
 	want := protocol.Range{Start: protocol.Position{Line: 6, Character: 50}, End: protocol.Position{Line: 6, Character: 52}}
-	wantMsg := "undefined: nw (did you mean n, set at " + prog + ":6:44?)"
+	wantMsg := "undefined: nw\nhint: did you mean `n`, set at " + prog + ":6:44?"
 	if got.Range != want || got.Message != wantMsg || *got.Severity != protocol.DiagnosticSeverityError {
 		t.Errorf("diagnostic %+v %q, want %+v %q", got.Range, got.Message, want, wantMsg)
 	}

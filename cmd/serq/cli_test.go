@@ -264,7 +264,7 @@ func TestRenderLoadError(t *testing.T) {
 		sources: map[string][]byte{"p.sq": []byte(src)},
 		err: lang.ErrorList{
 			{Pos: model.Pos{File: "p.sq", Line: 2, Col: 18}, Msg: "fifo needs at least one server"},
-			{Pos: model.Pos{File: "p.sq", Line: 3, Col: 10}, Msg: "undefined: y", Notes: []string{"in `f`, used at p.sq:9:1"}, Hint: "did you mean x?"},
+			{Pos: model.Pos{File: "p.sq", Line: 3, Col: 10}, Msg: "undefined: y", Notes: []string{"in `f`, used at p.sq:9:1"}, Hint: "did you mean `x`?"},
 			{Pos: model.Pos{Line: 9, Col: 1}, Msg: "past the end"},
 			{Pos: model.Pos{File: "p.sq"}, Msg: "no position"},
 		},
@@ -278,7 +278,7 @@ func TestRenderLoadError(t *testing.T) {
 		" | \tlet x = y;\n" +
 		" | \t        ^\n" +
 		"note: in `f`, used at p.sq:9:1\n" +
-		"hint: did you mean x?\n" +
+		"hint: did you mean `x`?\n" +
 		"p.sq:9:1: past the end\n" +
 		"p.sq: no position\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {

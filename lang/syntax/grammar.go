@@ -434,6 +434,7 @@ type Balanced struct {
 
 // BalPart is one token or brace group of a [Balanced] run of tokens.
 type BalPart struct {
+	Pos   lexer.Position
 	Tok   string      `parser:"( @( !( \";\" | \"{\" | \"}\" ) )"`
 	Group *BraceGroup `parser:"| @@ )"`
 }
