@@ -42,6 +42,9 @@ func (l *lowerer) value(e *syntax.Expr, sc *scope, draws *bool) (*model.Expr, ty
 	return l.expr(e, &c)
 }
 
+// stmt lowers one statement in sc: the checks that hold for every
+// statement (the lowering limits, what `init` and `turn` may hold), then
+// the statement's own lowering.
 func (l *lowerer) stmt(s syntax.Stmt, sc *scope) []*model.Stmt {
 	if !l.withinLimits(stmtPos(s)) {
 		return nil
@@ -56,29 +59,13 @@ func (l *lowerer) stmt(s syntax.Stmt, sc *scope) []*model.Stmt {
 	}
 	switch s := s.(type) {
 	case *syntax.TurnStmt:
-		switch {
-		case sc.inFork:
-			l.errorf(s.Pos, "a `fork`'s leg may not `turn`")
-		case sc.side != sideClient:
-			l.errorf(s.Pos, "`turn;` belongs in the workload's `session`, not in the server")
-		}
-		return one(&model.Stmt{Op: model.OpTurn, Pos: syntax.ToPos(s.Pos)})
+		return l.turnStmt(s, sc)
 	case *syntax.SetStmt:
 		out := l.set(s.Pos, s.Name, s.Value, sc, false)
 		l.noteStaleSet(s.Name, out)
 		return out
 	case *syntax.DeclStmt:
-		if s.Kind == "Size" && sc.side != sideInitTurn {
-			l.errorf(s.Pos, "`Size %s` declares a workload quantity: it belongs in the workload's `init` or `turn`", s.Name)
-		}
-		if s.Fields == nil {
-			return l.set(s.Pos, s.Name, s.Value, sc, s.Kind == "Size")
-		}
-		var out []*model.Stmt
-		for _, f := range s.Fields {
-			out = append(out, l.set(f.Pos, s.Name+"."+f.Name, f.Value, sc, false)...)
-		}
-		return out
+		return l.declStmt(s, sc)
 	case *syntax.ObserveStmt:
 		return l.observe(s, sc)
 	case *syntax.HoldStmt:
@@ -97,87 +84,21 @@ func (l *lowerer) stmt(s syntax.Stmt, sc *scope) []*model.Stmt {
 	case *syntax.RunStmt:
 		return l.run(s, sc)
 	case *syntax.BranchStmt:
-		st := &model.Stmt{Op: model.OpBranch, Pos: syntax.ToPos(s.Pos)}
-		if s.With {
-			p, _ := l.value(s.Cond, sc, &st.Draws)
-			st.Value = &model.Expr{Op: model.EDraw, Fn: model.DBernoulli, Args: []*model.Expr{p}}
-			st.Draws = true
-		} else {
-			st.Value = l.guard(s.Cond, sc, &st.Draws, "branch")
-		}
-		before := l.costSnapshot()
-		st.Body = l.block(s.Then, sc)
-		then := l.costSnapshot()
-		l.costRestore(maps.Clone(before))
-		if s.Else != nil {
-			st.Else = l.block(s.Else, sc)
-		}
-		l.costBranch(before, then, l.costSnapshot())
-		return one(st)
+		return l.branch(s, sc)
 	case *syntax.WhileStmt:
-		st := &model.Stmt{Op: model.OpWhile, Pos: syntax.ToPos(s.Pos)}
-		st.Value = l.guard(s.Cond, sc, &st.Draws, "while")
-		loopHolds(sc, s.Body.Stmts)
-		before := l.costSnapshot()
-		st.Body = l.block(s.Body, sc)
-		l.costRestore(before)
-		if x, ok := st.Value.IsConst(); !(ok && x == 0) && !l.progresses(st.Body) {
-			l.errorf(s.Pos, "a loop without progress: every path through the body must reach a `run` of work, a `hold` whose body does, or `end`")
-		}
-		return one(st)
+		return l.while(s, sc)
 	case *syntax.LoopStmt:
-		st := &model.Stmt{Op: model.OpLoop, Pos: syntax.ToPos(s.Pos)}
-		loopHolds(sc, s.Body.Stmts)
-		before := l.costSnapshot()
-		st.Body = l.block(s.Body, sc)
-		l.costRestore(before)
-		if !l.progresses(st.Body) {
-			l.errorf(s.Pos, "a loop without progress: every path through the body must reach a `run` of work, a `hold` whose body does, or `end`")
-		}
-		return one(st)
+		return l.loop(s, sc)
 	case *syntax.ForkStmt:
-		switch {
-		case sc.inFork:
-			l.errorf(s.Pos, "a `fork`'s leg may not fork")
-		case sc.preemptBy != "":
-			l.errorf(s.Pos, "`fork` inside a hold of `%s`, which may preempt it", sc.preemptBy)
-		}
-		if l.forkPos == nil {
-			l.forkPos = &s.Pos
-		}
-		c := sc.child()
-		c.inFork = true
-		c.holds = nil
-		before := l.costSnapshot()
-		body := l.block(s.Body, c)
-		l.costRestore(before)
-		return one(&model.Stmt{Op: model.OpFork, Pos: syntax.ToPos(s.Pos), Body: body})
+		return l.fork(s, sc)
 	case *syntax.JoinStmt:
-		if sc.inFork {
-			l.errorf(s.Pos, "a `fork`'s leg may not `join`")
-		}
-		if l.joinPos == nil {
-			l.joinPos = &s.Pos
-		}
-		return one(&model.Stmt{Op: model.OpJoin, Pos: syntax.ToPos(s.Pos)})
+		return l.join(s, sc)
 	case *syntax.ChooseStmt:
 		return l.choose(s, sc)
 	case *syntax.EndStmt:
-		switch {
-		case sc.inFork:
-			l.errorf(s.Pos, "a `fork`'s leg may not `end`")
-		case sc.side == sideEntry:
-			l.errorf(s.Pos, "`end;` ends a session: it belongs in the session or the server, not in an entry")
-		}
-		return one(&model.Stmt{Op: model.OpEnd, Pos: syntax.ToPos(s.Pos)})
+		return l.end(s, sc)
 	case *syntax.MarkStmt:
-		if sc.side != sideEntry {
-			l.errorf(s.Pos, "`mark %s;` records a moment of a queue entry: it belongs inside an entry", s.Name)
-			return nil
-		}
-		name := sc.q.name + "." + s.Name
-		return one(&model.Stmt{Op: model.OpSet, Pos: syntax.ToPos(s.Pos), Slot: l.attr(name),
-			Value: &model.Expr{Op: model.ECtx, Slot: int(model.CtxNow), Name: "now"}})
+		return l.mark(s, sc)
 	case *syntax.ToolStmt:
 		return l.tool(s, sc)
 	case *syntax.TransferStmt:
@@ -188,13 +109,149 @@ func (l *lowerer) stmt(s syntax.Stmt, sc *scope) []*model.Stmt {
 		}
 		return l.stmtDef(s, sc)
 	case *syntax.RetiredStmt:
-		switch s.Word {
-		case "prefill", "decode":
-			l.errorf(s.Pos, "`%s` is no statement: the mode of a run is written `run E %s (cost(E, n)) growing kv;`", s.Word, s.Word)
-		default:
-			msg, _ := syntax.Retired(s.Word)
-			l.errorf(s.Pos, "%s", msg)
-		}
+		return l.retired(s)
+	}
+	return nil
+}
+
+// turnStmt lowers `turn;`, which only the session may write.
+func (l *lowerer) turnStmt(s *syntax.TurnStmt, sc *scope) []*model.Stmt {
+	switch {
+	case sc.inFork:
+		l.errorf(s.Pos, "a `fork`'s leg may not `turn`")
+	case sc.side != sideClient:
+		l.errorf(s.Pos, "`turn;` belongs in the workload's `session`, not in the server")
+	}
+	return one(&model.Stmt{Op: model.OpTurn, Pos: syntax.ToPos(s.Pos)})
+}
+
+// declStmt lowers `Size x = e;` and `Cost x = e;` (a record too: one set
+// per field).
+func (l *lowerer) declStmt(s *syntax.DeclStmt, sc *scope) []*model.Stmt {
+	if s.Kind == "Size" && sc.side != sideInitTurn {
+		l.errorf(s.Pos, "`Size %s` declares a workload quantity: it belongs in the workload's `init` or `turn`", s.Name)
+	}
+	if s.Fields == nil {
+		return l.set(s.Pos, s.Name, s.Value, sc, s.Kind == "Size")
+	}
+	var out []*model.Stmt
+	for _, f := range s.Fields {
+		out = append(out, l.set(f.Pos, s.Name+"."+f.Name, f.Value, sc, false)...)
+	}
+	return out
+}
+
+// branch lowers `branch (c) { … } else { … }` and `branch with (p)`: the
+// costs set in either arm are merged after it.
+func (l *lowerer) branch(s *syntax.BranchStmt, sc *scope) []*model.Stmt {
+	st := &model.Stmt{Op: model.OpBranch, Pos: syntax.ToPos(s.Pos)}
+	if s.With {
+		p, _ := l.value(s.Cond, sc, &st.Draws)
+		st.Value = &model.Expr{Op: model.EDraw, Fn: model.DBernoulli, Args: []*model.Expr{p}}
+		st.Draws = true
+	} else {
+		st.Value = l.guard(s.Cond, sc, &st.Draws, "branch")
+	}
+	before := l.costSnapshot()
+	st.Body = l.block(s.Then, sc)
+	then := l.costSnapshot()
+	l.costRestore(maps.Clone(before))
+	if s.Else != nil {
+		st.Else = l.block(s.Else, sc)
+	}
+	l.costBranch(before, then, l.costSnapshot())
+	return one(st)
+}
+
+// while lowers `while (c) { … }`, which must make progress.
+func (l *lowerer) while(s *syntax.WhileStmt, sc *scope) []*model.Stmt {
+	st := &model.Stmt{Op: model.OpWhile, Pos: syntax.ToPos(s.Pos)}
+	st.Value = l.guard(s.Cond, sc, &st.Draws, "while")
+	loopHolds(sc, s.Body.Stmts)
+	before := l.costSnapshot()
+	st.Body = l.block(s.Body, sc)
+	l.costRestore(before)
+	if x, ok := st.Value.IsConst(); !(ok && x == 0) && !l.progresses(st.Body) {
+		l.errorf(s.Pos, "a loop without progress: every path through the body must reach a `run` of work, a `hold` whose body does, or `end`")
+	}
+	return one(st)
+}
+
+// loop lowers `loop { … }`, which must make progress.
+func (l *lowerer) loop(s *syntax.LoopStmt, sc *scope) []*model.Stmt {
+	st := &model.Stmt{Op: model.OpLoop, Pos: syntax.ToPos(s.Pos)}
+	loopHolds(sc, s.Body.Stmts)
+	before := l.costSnapshot()
+	st.Body = l.block(s.Body, sc)
+	l.costRestore(before)
+	if !l.progresses(st.Body) {
+		l.errorf(s.Pos, "a loop without progress: every path through the body must reach a `run` of work, a `hold` whose body does, or `end`")
+	}
+	return one(st)
+}
+
+// fork lowers `fork { … }`: a leg that may not turn, fork, join or end.
+func (l *lowerer) fork(s *syntax.ForkStmt, sc *scope) []*model.Stmt {
+	switch {
+	case sc.inFork:
+		l.errorf(s.Pos, "a `fork`'s leg may not fork")
+	case sc.preemptBy != "":
+		l.errorf(s.Pos, "`fork` inside a hold of `%s`, which may preempt it", sc.preemptBy)
+	}
+	if l.forkPos == nil {
+		l.forkPos = &s.Pos
+	}
+	c := sc.child()
+	c.inFork = true
+	c.holds = nil
+	before := l.costSnapshot()
+	body := l.block(s.Body, c)
+	l.costRestore(before)
+	return one(&model.Stmt{Op: model.OpFork, Pos: syntax.ToPos(s.Pos), Body: body})
+}
+
+// join lowers `join;`.
+func (l *lowerer) join(s *syntax.JoinStmt, sc *scope) []*model.Stmt {
+	if sc.inFork {
+		l.errorf(s.Pos, "a `fork`'s leg may not `join`")
+	}
+	if l.joinPos == nil {
+		l.joinPos = &s.Pos
+	}
+	return one(&model.Stmt{Op: model.OpJoin, Pos: syntax.ToPos(s.Pos)})
+}
+
+// end lowers `end;`, which ends the session (not in an entry or a leg).
+func (l *lowerer) end(s *syntax.EndStmt, sc *scope) []*model.Stmt {
+	switch {
+	case sc.inFork:
+		l.errorf(s.Pos, "a `fork`'s leg may not `end`")
+	case sc.side == sideEntry:
+		l.errorf(s.Pos, "`end;` ends a session: it belongs in the session or the server, not in an entry")
+	}
+	return one(&model.Stmt{Op: model.OpEnd, Pos: syntax.ToPos(s.Pos)})
+}
+
+// mark lowers an entry's `mark x;`: `set Q.x = now`.
+func (l *lowerer) mark(s *syntax.MarkStmt, sc *scope) []*model.Stmt {
+	if sc.side != sideEntry {
+		l.errorf(s.Pos, "`mark %s;` records a moment of a queue entry: it belongs inside an entry", s.Name)
+		return nil
+	}
+	name := sc.q.name + "." + s.Name
+	return one(&model.Stmt{Op: model.OpSet, Pos: syntax.ToPos(s.Pos), Slot: l.attr(name),
+		Value: &model.Expr{Op: model.ECtx, Slot: int(model.CtxNow), Name: "now"}})
+}
+
+// retired refuses a statement of an older dialect with the message naming
+// its new form.
+func (l *lowerer) retired(s *syntax.RetiredStmt) []*model.Stmt {
+	switch s.Word {
+	case "prefill", "decode":
+		l.errorf(s.Pos, "`%s` is no statement: the mode of a run is written `run E %s (cost(E, n)) growing kv;`", s.Word, s.Word)
+	default:
+		msg, _ := syntax.Retired(s.Word)
+		l.errorf(s.Pos, "%s", msg)
 	}
 	return nil
 }
