@@ -263,13 +263,57 @@ func (l *lowerer) pool(it *syntax.PoolItem, q *queueDecl) {
 	if l.declared(nameAt(it.Pos, it.Tokens, it.Name), name) {
 		return
 	}
-	count, array := l.count(it.Count, "the size of pool `"+it.Name+"`")
+	pp := poolPlace{capv: math.Inf(1)}
+	pp.count, pp.array = l.count(it.Count, "the size of pool `"+it.Name+"`")
 	if q != nil {
-		count, array = q.count, true
+		pp.count, pp.array = q.count, true
 	}
-	capv := math.Inf(1)
-	admitVia, memoryOf := (*engineDecl)(nil), (*engineDecl)(nil)
-	hasCap := false
+	hasCap := l.poolCap(it, &pp)
+	if it.Owner != "" && !l.poolOwner(it, q, hasCap, &pp) {
+		return
+	}
+	fam := l.newPoolFam(name, pp.count, pp.array, pp.capv, it.Pos)
+	pf := l.prog.PoolFams[fam]
+	for i := pf.First; i < pf.First+pf.Count; i++ {
+		pl := &l.prog.Pools[i]
+		if pp.admitVia != nil {
+			pl.AdmitVia = l.prog.StageFams[pp.admitVia.fam].First + (i - pf.First)
+		}
+		if pp.memoryOf != nil {
+			pl.MemoryOf = l.prog.StageFams[pp.memoryOf.fam].First + (i - pf.First)
+		}
+	}
+	if pf.Count > 0 {
+		l.poolBlock(it, pf)
+	}
+	if pp.admitVia != nil {
+		pp.admitVia.admits = append(pp.admitVia.admits, fam)
+	}
+	if pp.memoryOf != nil {
+		if pp.memoryOf.memory >= 0 {
+			l.errorf(it.Pos, "engine `%s` has a memory pool already: which is its KV would be a choice", pp.memoryOf.name)
+		}
+		pp.memoryOf.memory = fam
+	}
+	l.poolAST = append(l.poolAST, &poolDecl{ast: it, fam: fam, q: q})
+	if q != nil {
+		q.pools[it.Name] = fam
+	}
+}
+
+// poolPlace is what a pool's declaration decides before its family is
+// made: the cap of each member, the family's size, and the engine that
+// admits it or whose memory it is (from its `on`).
+type poolPlace struct {
+	capv               float64
+	count              int
+	array              bool
+	admitVia, memoryOf *engineDecl
+}
+
+// poolCap reads a pool's own `cap` into pp (and refuses the retired
+// `admit via`); it reports whether the pool writes a cap.
+func (l *lowerer) poolCap(it *syntax.PoolItem, pp *poolPlace) (hasCap bool) {
 	for _, o := range it.Opts {
 		if c, ok := o.(*syntax.CapOpt); ok {
 			hasCap = true
@@ -277,121 +321,127 @@ func (l *lowerer) pool(it *syntax.PoolItem, q *queueDecl) {
 				if x < 0 {
 					l.errorf(c.Cap.Pos, "a pool's cap may not be negative")
 				}
-				capv = x
+				pp.capv = x
 			}
 		}
 		if a, ok := o.(*syntax.AdmitViaOpt); ok {
 			l.errorf(a.Pos, "`admit via %s` is retired: who admits a pool is said by its `on` (`pool %s on ENGINE` or `on ENGINE.DEVICE`)", a.Stage, it.Name)
 		}
 	}
-	if it.Owner != "" {
-		owner := it.Owner
-		var dev *deviceDecl
-		var eng *engineDecl
-		switch {
-		case it.OwnerOf != "":
-			// pool X on E.D
-			eng = l.engineByName(owner, q)
-			if eng == nil {
-				l.errorf(it.Pos, "`%s` in `on %s.%s` is no engine declared above", owner, owner, it.OwnerOf)
-				return
-			}
-			dev = l.deviceByName(it.OwnerOf, q)
-			if dev == nil || eng.dev != dev {
-				l.errorf(it.Pos, "engine `%s` does not run on `%s`", owner, it.OwnerOf)
-				return
-			}
-			admitVia, memoryOf = eng, eng
-		default:
-			if d := l.deviceByName(owner, q); d != nil {
-				dev = d
-				memoryOf = d.engine
-			} else if e := l.engineByName(owner, q); e != nil {
-				eng = e
-				admitVia = e
-			} else {
-				var names []string
-				for _, d := range l.allDevices() {
-					names = append(names, d.name)
-				}
-				names = append(names, sortedKeys(l.engines)...)
-				suggest(l.errorf(nameAt(it.Pos, it.Tokens[1:], owner), "`%s` is no device or engine declared above", owner), owner, names)
-				return
-			}
+	return hasCap
+}
+
+// poolOwner resolves a pool's `on OWNER`: a device (the pool is the
+// memory of the device's engine and takes the device's capacity and
+// family), an engine (which admits it, with the engine's capacity), or
+// `ENGINE.DEVICE` (both). It returns false after an error that stops the
+// declaration.
+func (l *lowerer) poolOwner(it *syntax.PoolItem, q *queueDecl, hasCap bool, pp *poolPlace) bool {
+	owner := it.Owner
+	var dev *deviceDecl
+	var eng *engineDecl
+	switch {
+	case it.OwnerOf != "":
+		// pool X on E.D
+		eng = l.engineByName(owner, q)
+		if eng == nil {
+			l.errorf(it.Pos, "`%s` in `on %s.%s` is no engine declared above", owner, owner, it.OwnerOf)
+			return false
 		}
-		if hasCap {
-			l.errorf(it.Pos, "pool `%s` is on `%s`, which gives its capacity: remove its `cap`", it.Name, owner)
+		dev = l.deviceByName(it.OwnerOf, q)
+		if dev == nil || eng.dev != dev {
+			l.errorf(it.Pos, "engine `%s` does not run on `%s`", owner, it.OwnerOf)
+			return false
 		}
-		if dev != nil && eng == nil || it.OwnerOf != "" {
-			c, ok := dev.caps[it.Name]
-			if !ok {
-				l.errorf(it.Pos, "device `%s` declares no capacity `%s` (write `%s cap …;` in it)", dev.name, it.Name, it.Name)
-			} else if dev.pooled[it.Name] {
-				l.errorf(it.Pos, "capacity `%s` of `%s` is declared as a pool twice", it.Name, dev.name)
-			} else {
-				dev.pooled[it.Name] = true
-				capv = c
+		pp.admitVia, pp.memoryOf = eng, eng
+	default:
+		if d := l.deviceByName(owner, q); d != nil {
+			dev = d
+			pp.memoryOf = d.engine
+		} else if e := l.engineByName(owner, q); e != nil {
+			eng = e
+			pp.admitVia = e
+		} else {
+			var names []string
+			for _, d := range l.allDevices() {
+				names = append(names, d.name)
 			}
-			if it.Count != nil && q == nil {
-				l.errorf(it.Pos, "a pool on a device is a family exactly when its device is: remove `[…]`")
-			}
-			if q == nil {
-				count, array = dev.count, dev.array
-			}
-		} else if eng != nil {
-			c, ok := eng.caps[it.Name]
-			if !ok {
-				l.errorf(it.Pos, "engine `%s` declares no capacity `%s` (write `%s cap …;` in it)", eng.name, it.Name, it.Name)
-			} else {
-				if x, ok := l.constValue(c.Cap, "the cap of `"+it.Name+"`"); ok {
-					capv = x
-				}
-				if c.Count != nil {
-					l.errorf(c.Pos, "`%s[N] cap` is not supported yet", it.Name)
-				}
-			}
-			if q == nil {
-				f := l.prog.StageFams[eng.fam]
-				count, array = f.Count, f.Array
-			}
+			names = append(names, sortedKeys(l.engines)...)
+			suggest(l.errorf(nameAt(it.Pos, it.Tokens[1:], owner), "`%s` is no device or engine declared above", owner), owner, names)
+			return false
 		}
 	}
-	fam := l.newPoolFam(name, count, array, capv, it.Pos)
-	pf := l.prog.PoolFams[fam]
-	for i := pf.First; i < pf.First+pf.Count; i++ {
-		pl := &l.prog.Pools[i]
-		if admitVia != nil {
-			pl.AdmitVia = l.prog.StageFams[admitVia.fam].First + (i - pf.First)
+	if hasCap {
+		l.errorf(it.Pos, "pool `%s` is on `%s`, which gives its capacity: remove its `cap`", it.Name, owner)
+	}
+	if dev != nil && eng == nil || it.OwnerOf != "" {
+		l.poolOnDevice(it, q, dev, pp)
+	} else if eng != nil {
+		l.poolOnEngine(it, q, eng, pp)
+	}
+	return true
+}
+
+// poolOnDevice takes a pool's cap from its device's capacity of the same
+// name, and its family from the device's (a queue's pool stays the
+// queue's).
+func (l *lowerer) poolOnDevice(it *syntax.PoolItem, q *queueDecl, dev *deviceDecl, pp *poolPlace) {
+	c, ok := dev.caps[it.Name]
+	if !ok {
+		l.errorf(it.Pos, "device `%s` declares no capacity `%s` (write `%s cap …;` in it)", dev.name, it.Name, it.Name)
+	} else if dev.pooled[it.Name] {
+		l.errorf(it.Pos, "capacity `%s` of `%s` is declared as a pool twice", it.Name, dev.name)
+	} else {
+		dev.pooled[it.Name] = true
+		pp.capv = c
+	}
+	if it.Count != nil && q == nil {
+		l.errorf(it.Pos, "a pool on a device is a family exactly when its device is: remove `[…]`")
+	}
+	if q == nil {
+		pp.count, pp.array = dev.count, dev.array
+	}
+}
+
+// poolOnEngine takes a pool's cap from its engine's capacity of the same
+// name, and its family from the engine's (a queue's pool stays the
+// queue's).
+func (l *lowerer) poolOnEngine(it *syntax.PoolItem, q *queueDecl, eng *engineDecl, pp *poolPlace) {
+	c, ok := eng.caps[it.Name]
+	if !ok {
+		l.errorf(it.Pos, "engine `%s` declares no capacity `%s` (write `%s cap …;` in it)", eng.name, it.Name, it.Name)
+	} else {
+		if x, ok := l.constValue(c.Cap, "the cap of `"+it.Name+"`"); ok {
+			pp.capv = x
 		}
-		if memoryOf != nil {
-			pl.MemoryOf = l.prog.StageFams[memoryOf.fam].First + (i - pf.First)
-		}
-		for _, o := range it.Opts {
-			if b, ok := o.(*syntax.BlockOpt); ok && i == pf.First {
-				if x, ok := l.constValue(b.Block, "the block of pool `"+it.Name+"`"); ok {
-					if !(x > 0) || x != math.Floor(x) {
-						l.errorf(b.Block.Pos, "a block is a positive whole number of units, not %s", fmtNum(x))
-					} else {
-						for j := pf.First; j < pf.First+pf.Count; j++ {
-							l.prog.Pools[j].Block = model.F64(x)
-						}
-					}
-				}
-			}
+		if c.Count != nil {
+			l.errorf(c.Pos, "`%s[N] cap` is not supported yet", it.Name)
 		}
 	}
-	if admitVia != nil {
-		admitVia.admits = append(admitVia.admits, fam)
+	if q == nil {
+		f := l.prog.StageFams[eng.fam]
+		pp.count, pp.array = f.Count, f.Array
 	}
-	if memoryOf != nil {
-		if memoryOf.memory >= 0 {
-			l.errorf(it.Pos, "engine `%s` has a memory pool already: which is its KV would be a choice", memoryOf.name)
+}
+
+// poolBlock sets the `block` of every member of the pool's family pf.
+func (l *lowerer) poolBlock(it *syntax.PoolItem, pf model.Family) {
+	for _, o := range it.Opts {
+		b, ok := o.(*syntax.BlockOpt)
+		if !ok {
+			continue
 		}
-		memoryOf.memory = fam
-	}
-	l.poolAST = append(l.poolAST, &poolDecl{ast: it, fam: fam, q: q})
-	if q != nil {
-		q.pools[it.Name] = fam
+		x, ok := l.constValue(b.Block, "the block of pool `"+it.Name+"`")
+		if !ok {
+			continue
+		}
+		if !(x > 0) || x != math.Floor(x) {
+			l.errorf(b.Block.Pos, "a block is a positive whole number of units, not %s", fmtNum(x))
+			continue
+		}
+		for j := pf.First; j < pf.First+pf.Count; j++ {
+			l.prog.Pools[j].Block = model.F64(x)
+		}
 	}
 }
 
