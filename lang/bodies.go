@@ -353,165 +353,207 @@ func isNotPreempted(e *model.Expr) bool {
 	return false
 }
 
+// schedule lowers an engine's `schedule { … }` into eng: one of the two
+// procedures with no body (vLLM's, `exclusive prefill`) when the schedule
+// is written as one, else the steps of its body. report false lowers
+// without reporting errors.
 func (l *lowerer) schedule(e *engineDecl, s *syntax.ScheduleItem, eng *model.Engine, sc *scope, report bool) {
-	errorf := func(pos lexerPos, format string, args ...any) {
-		if report {
-			l.errorf(pos, format, args...)
-		}
-	}
-	defer l.checkRegistersSet(e, eng, s.Pos, errorf)
-	ks := sc.child()
-	ks.mom = momEngKeys
+	sl := &schedLowerer{l: l, e: e, report: report}
+	defer l.checkRegistersSet(e, eng, s.Pos, sl.errorf)
+	sl.ks = sc.child()
+	sl.ks.mom = momEngKeys
 	// a schedule's lets are read in `each at most` only: `only`, `by` and
 	// the guards see a let's name as a refusal that points at `def`
-	cs := ks.child()
+	sl.cs = sl.ks.child()
 	for _, lt := range s.Lets {
 		c := *sc
 		c.mom = momEngBudget
 		v, _ := l.expr(lt.Value, &c)
-		cs.bind(lt.Name, &binding{val: v})
-		ks.bind(lt.Name, &binding{refuse: fmt.Sprintf("`%s` is a schedule's `let`, read only in `each at most`: a predicate the statements share is written with `def %s() { … }`, read as `%s()`", lt.Name, lt.Name, lt.Name)})
+		sl.cs.bind(lt.Name, &binding{val: v})
+		sl.ks.bind(lt.Name, &binding{refuse: fmt.Sprintf("`%s` is a schedule's `let`, read only in `each at most`: a predicate the statements share is written with `def %s() { … }`, read as `%s()`", lt.Name, lt.Name, lt.Name)})
 	}
-	gs := *sc
-	gs.mom = momEngGuard
-	// each at most: one cap for the whole iteration
-	var capText string
-	var capExpr *model.Expr
-	capCount, capStmts := 0, 0
-	checkCap := func(c *syntax.Expr) {
-		capStmts++
-		if c == nil {
-			return
-		}
-		capCount++
-		t := exprText(c)
-		if infOperand(c) {
-			errorf(c.Pos, "`inf` inside an `each at most`'s arithmetic: `inf` is a whole cap (no cap), not an operand")
-			return
-		}
-		if capExpr != nil && t != capText {
-			errorf(c.Pos, "every `each at most` of a schedule must say the same: `%s` and `%s` differ", capText, t)
-			return
-		}
-		v, _ := l.expr(c, cs)
-		if x, ok := v.IsConst(); ok && !(x > 0) {
-			errorf(c.Pos, "`each at most` must be positive, not %s", fmtNum(x))
-		} else if !ok {
-			if msg := capShape(v); msg != "" {
-				errorf(c.Pos, "%s", msg)
-			}
-		}
-		capText, capExpr = t, v
+	sl.gs = *sc
+	sl.gs.mom = momEngGuard
+	if !schedReaches(s.Stmts) {
+		sl.errorf(s.Pos, "every path of a schedule must reach an `advance running` or an `admit waiting`")
 	}
-	var lowerSteps func(ss []syntax.SchedStmt) []model.SchedStep
-	var reach func(ss []syntax.SchedStmt) bool
-	reach = func(ss []syntax.SchedStmt) bool {
-		for _, st := range ss {
-			switch st := st.(type) {
-			case *syntax.AdvanceStmt, *syntax.AdmitStmt, *syntax.ExclusiveStmt:
-				return true
-			case *syntax.SchedBranch:
-				if reach(st.Then) && st.Else != nil && reach(st.Else) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	lowerSteps = func(ss []syntax.SchedStmt) []model.SchedStep {
-		var out []model.SchedStep
-		for _, st := range ss {
-			switch st := st.(type) {
-			case *syntax.AdvanceStmt:
-				step := model.SchedStep{Op: model.SchedAdvance}
-				if st.Only != nil {
-					step.Only, _ = l.expr(st.Only, ks)
-				}
-				switch {
-				case st.Decode:
-					step.Order = []*model.Expr{{Op: model.ECond, Args: []*model.Expr{
-						{Op: model.ECtx, Slot: int(model.CtxDecoding), Name: "decoding"}, model.Num(0), model.Num(1)}}}
-				case st.By != nil:
-					step.Order = l.keys(st.By, ks)
-				}
-				checkCap(st.Cap)
-				out = append(out, step)
-			case *syntax.AdmitStmt:
-				step := model.SchedStep{Op: model.SchedAdmit}
-				if st.Only != nil {
-					step.Only, _ = l.expr(st.Only, ks)
-				}
-				if st.While != nil {
-					step.While, _ = l.expr(st.While, &gs)
-				}
-				checkCap(st.Cap)
-				out = append(out, step)
-			case *syntax.ExclusiveStmt:
-				checkCap(st.Cap)
-				errorf(st.Pos, "`exclusive prefill` stands only as `exclusive prefill; admit waiting while (running.preempted == 0);`")
-			case *syntax.SchedBranch:
-				step := model.SchedStep{Op: model.SchedBranch}
-				step.Cond, _ = l.expr(st.Cond, &gs)
-				step.Then = lowerSteps(st.Then)
-				step.Else = lowerSteps(st.Else)
-				out = append(out, step)
-			case *syntax.SchedSet:
-				r, ok := e.regs[st.Name]
-				if !ok {
-					errorf(st.Pos, "`%s` is no register of engine `%s`: declare `state %s = …;`", st.Name, e.name, st.Name)
-					continue
-				}
-				step := model.SchedStep{Op: model.SchedSet, Reg: r}
-				step.Value, _ = l.expr(st.Value, &gs)
-				out = append(out, step)
-			}
-		}
-		return out
-	}
-	if !reach(s.Stmts) {
-		errorf(s.Pos, "every path of a schedule must reach an `advance running` or an `admit waiting`")
-	}
-	// The two lowerings with no body (the first two schedules of docs/engine.md §4.1).
-	if len(s.Stmts) == 2 {
-		adm, ok2 := s.Stmts[1].(*syntax.AdmitStmt)
-		if ok2 && adm.Only == nil && adm.While != nil {
-			w, _ := l.expr(adm.While, &gs)
-			if isNotPreempted(w) {
-				switch first := s.Stmts[0].(type) {
-				case *syntax.AdvanceStmt:
-					if first.Only == nil {
-						eng.Serve = model.ServeVLLM
-						steps := lowerSteps(s.Stmts)
-						eng.Order = steps[0].Order
-						eng.Chunk = capExpr
-						if capCount > 0 && capCount != capStmts {
-							errorf(s.Pos, "if one statement has `each at most`, all must")
-						}
-						return
-					}
-				case *syntax.ExclusiveStmt:
-					if e.ast != nil {
-						for _, it := range e.ast.Items {
-							if g, ok := it.(*syntax.GranuleItem); ok {
-								errorf(g.Pos, "`granule` cannot be combined with `exclusive prefill`")
-							}
-						}
-					}
-					eng.Serve = model.ServeExclusive
-					checkCap(first.Cap)
-					checkCap(adm.Cap)
-					eng.Chunk = capExpr
-					return
-				}
-			}
-		}
+	if sl.procedure(s, eng) {
+		return
 	}
 	eng.Serve = model.ServeBody
-	eng.Body = lowerSteps(s.Stmts)
-	eng.Chunk = capExpr
-	if capCount > 0 && capCount != capStmts {
-		errorf(s.Pos, "if one statement has `each at most`, all must")
+	eng.Body = sl.steps(s.Stmts)
+	eng.Chunk = sl.capExpr
+	sl.capsAllOrNone(s.Pos)
+}
+
+// schedLowerer lowers one schedule: the scopes of its keys (ks), its
+// `each at most` (cs, which sees the schedule's lets) and its guards (gs),
+// and its one cap for the whole iteration, which every `each at most`
+// must say alike.
+type schedLowerer struct {
+	l        *lowerer
+	e        *engineDecl
+	report   bool
+	ks, cs   *scope
+	gs       scope
+	capText  string
+	capExpr  *model.Expr
+	capCount int // statements with an `each at most`
+	capStmts int // statements that may have one
+}
+
+func (sl *schedLowerer) errorf(pos lexerPos, format string, args ...any) {
+	if sl.report {
+		sl.l.errorf(pos, format, args...)
 	}
+}
+
+// procedure lowers the two schedules with no body (the first two
+// schedules of docs/engine.md §4.1), `advance running; admit waiting while
+// (running.preempted == 0);` (vLLM's) and `exclusive prefill; admit …`,
+// and reports whether s is one of them.
+func (sl *schedLowerer) procedure(s *syntax.ScheduleItem, eng *model.Engine) bool {
+	if len(s.Stmts) != 2 {
+		return false
+	}
+	adm, ok := s.Stmts[1].(*syntax.AdmitStmt)
+	if !ok || adm.Only != nil || adm.While == nil {
+		return false
+	}
+	if w, _ := sl.l.expr(adm.While, &sl.gs); !isNotPreempted(w) {
+		return false
+	}
+	switch first := s.Stmts[0].(type) {
+	case *syntax.AdvanceStmt:
+		if first.Only != nil {
+			return false
+		}
+		eng.Serve = model.ServeVLLM
+		steps := sl.steps(s.Stmts)
+		eng.Order = steps[0].Order
+		eng.Chunk = sl.capExpr
+		sl.capsAllOrNone(s.Pos)
+		return true
+	case *syntax.ExclusiveStmt:
+		if e := sl.e; e.ast != nil {
+			for _, it := range e.ast.Items {
+				if g, ok := it.(*syntax.GranuleItem); ok {
+					sl.errorf(g.Pos, "`granule` cannot be combined with `exclusive prefill`")
+				}
+			}
+		}
+		eng.Serve = model.ServeExclusive
+		sl.checkCap(first.Cap)
+		sl.checkCap(adm.Cap)
+		eng.Chunk = sl.capExpr
+		return true
+	}
+	return false
+}
+
+// capsAllOrNone refuses a schedule where some statements have an `each at
+// most` and others not.
+func (sl *schedLowerer) capsAllOrNone(pos lexerPos) {
+	if sl.capCount > 0 && sl.capCount != sl.capStmts {
+		sl.errorf(pos, "if one statement has `each at most`, all must")
+	}
+}
+
+// checkCap checks a statement's `each at most` (c, nil when it has none)
+// and makes it the schedule's cap.
+func (sl *schedLowerer) checkCap(c *syntax.Expr) {
+	sl.capStmts++
+	if c == nil {
+		return
+	}
+	sl.capCount++
+	t := exprText(c)
+	if infOperand(c) {
+		sl.errorf(c.Pos, "`inf` inside an `each at most`'s arithmetic: `inf` is a whole cap (no cap), not an operand")
+		return
+	}
+	if sl.capExpr != nil && t != sl.capText {
+		sl.errorf(c.Pos, "every `each at most` of a schedule must say the same: `%s` and `%s` differ", sl.capText, t)
+		return
+	}
+	v, _ := sl.l.expr(c, sl.cs)
+	if x, ok := v.IsConst(); ok && !(x > 0) {
+		sl.errorf(c.Pos, "`each at most` must be positive, not %s", fmtNum(x))
+	} else if !ok {
+		if msg := capShape(v); msg != "" {
+			sl.errorf(c.Pos, "%s", msg)
+		}
+	}
+	sl.capText, sl.capExpr = t, v
+}
+
+// schedReaches reports whether every path through ss reaches an
+// `advance`, an `admit` or an `exclusive prefill`.
+func schedReaches(ss []syntax.SchedStmt) bool {
+	for _, st := range ss {
+		switch st := st.(type) {
+		case *syntax.AdvanceStmt, *syntax.AdmitStmt, *syntax.ExclusiveStmt:
+			return true
+		case *syntax.SchedBranch:
+			if schedReaches(st.Then) && st.Else != nil && schedReaches(st.Else) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// steps lowers a schedule's statements to the engine's steps.
+func (sl *schedLowerer) steps(ss []syntax.SchedStmt) []model.SchedStep {
+	l := sl.l
+	var out []model.SchedStep
+	for _, st := range ss {
+		switch st := st.(type) {
+		case *syntax.AdvanceStmt:
+			step := model.SchedStep{Op: model.SchedAdvance}
+			if st.Only != nil {
+				step.Only, _ = l.expr(st.Only, sl.ks)
+			}
+			switch {
+			case st.Decode:
+				step.Order = []*model.Expr{{Op: model.ECond, Args: []*model.Expr{
+					{Op: model.ECtx, Slot: int(model.CtxDecoding), Name: "decoding"}, model.Num(0), model.Num(1)}}}
+			case st.By != nil:
+				step.Order = l.keys(st.By, sl.ks)
+			}
+			sl.checkCap(st.Cap)
+			out = append(out, step)
+		case *syntax.AdmitStmt:
+			step := model.SchedStep{Op: model.SchedAdmit}
+			if st.Only != nil {
+				step.Only, _ = l.expr(st.Only, sl.ks)
+			}
+			if st.While != nil {
+				step.While, _ = l.expr(st.While, &sl.gs)
+			}
+			sl.checkCap(st.Cap)
+			out = append(out, step)
+		case *syntax.ExclusiveStmt:
+			sl.checkCap(st.Cap)
+			sl.errorf(st.Pos, "`exclusive prefill` stands only as `exclusive prefill; admit waiting while (running.preempted == 0);`")
+		case *syntax.SchedBranch:
+			step := model.SchedStep{Op: model.SchedBranch}
+			step.Cond, _ = l.expr(st.Cond, &sl.gs)
+			step.Then = sl.steps(st.Then)
+			step.Else = sl.steps(st.Else)
+			out = append(out, step)
+		case *syntax.SchedSet:
+			r, ok := sl.e.regs[st.Name]
+			if !ok {
+				sl.errorf(st.Pos, "`%s` is no register of engine `%s`: declare `state %s = …;`", st.Name, sl.e.name, st.Name)
+				continue
+			}
+			step := model.SchedStep{Op: model.SchedSet, Reg: r}
+			step.Value, _ = l.expr(st.Value, &sl.gs)
+			out = append(out, step)
+		}
+	}
+	return out
 }
 
 // checkRegistersSet refuses a register no `set` of the schedule writes (a
