@@ -257,36 +257,14 @@ var queryPoolFuncs = map[string]model.Func{"leases": model.PLeases, "oldest_leas
 
 var claimFuncs = map[string]bool{"total": true, "count": true, "largest": true, "smallest": true, "prefix_total": true}
 
+// call lowers a call: of a built-in function, an observable, a device's
+// time resource, or an expression def.
 func (l *lowerer) call(c *syntax.Call, sc *scope) (*model.Expr, typ) {
-	args := c.Args
 	switch name := c.Func; {
 	case name == "cost":
 		return l.costCall(c, sc)
 	case pureFuncs[name] != 0 || name == "min":
-		if len(args) != funcArity[name] {
-			l.errorf(c.Pos, "`%s` takes %s, not %d", name, plural(funcArity[name], "argument"), len(args))
-			return model.Num(0), nil
-		}
-		xs := make([]*model.Expr, len(args))
-		var t typ
-		for i, a := range args {
-			var at typ
-			xs[i], at = l.expr(a, sc)
-			if i == 0 {
-				t = at
-			} else if (name == "min" || name == "max") && !sameTyp(t, at) {
-				l.errorf(c.Pos, "`%s` of %s and %s: a cost and a bare number cannot mix", name, t, at)
-			}
-		}
-		switch name {
-		case "min", "max", "abs", "floor", "ceil":
-		default:
-			if t.isCost() {
-				l.errorf(c.Pos, "`%s` of a cost is no cost", name)
-			}
-			t = nil
-		}
-		return foldFunc(pureFuncs[name], xs...), t
+		return l.pureCall(c, sc)
 	case stageFuncs[name] != 0 || name == "queue":
 		return l.observable(c, sc, model.EStage, stageFuncs[name], resStage), nil
 	case poolFuncs[name] != 0 || name == "used":
@@ -300,52 +278,9 @@ func (l *lowerer) call(c *syntax.Call, sc *scope) (*model.Expr, typ) {
 	case name == "budget_left":
 		return l.budgetLeft(c, sc), nil
 	case name == "blocksize":
-		if len(args) != 1 {
-			l.errorf(c.Pos, "`blocksize` takes 1 argument, not %d", len(args))
-			return model.Num(0), nil
-		}
-		if sc.mom == momConst {
-			l.errorf(c.Pos, "`blocksize` is not allowed in a constant position")
-		}
-		n := nameOf(args[0])
-		if n == nil {
-			l.errorf(args[0].Pos, "`blocksize` takes a pool, not an expression")
-			return model.Num(0), nil
-		}
-		if n.Index != nil && argDraws(n.Index) {
-			l.errorf(n.Index.Pos, "the index of `blocksize(%s)` draws: every member has the family's block, so name one with a number", nameText(n))
-			return model.Num(0), nil
-		}
-		r, ok := l.resolveRes(n, sc, resPool)
-		if !ok {
-			return model.Num(0), nil
-		}
-		b := l.prog.Pools[l.prog.PoolFams[r.Fam].First].Block
-		if b == 0 {
-			l.errorf(c.Pos, "pool `%s` declares no `block`", l.prog.PoolFams[r.Fam].Name)
-		}
-		return model.Num(float64(b)), nil
+		return l.blocksize(c, sc), nil
 	case claimFuncs[name]:
-		if sc.mom != momClaim || !sc.atEnd {
-			l.errorf(c.Pos, "`%s` is an observation aggregate: it is read only in `claim … at end`", name)
-			return model.Num(0), nil
-		}
-		var n *syntax.Name
-		if len(args) == 1 {
-			n = nameOf(args[0])
-		}
-		if n == nil || n.Index != nil || len(n.Path) > 0 {
-			l.errorf(c.Pos, "`%s` takes the name of an observe", name)
-			return model.Num(0), nil
-		}
-		slot, ok := l.observes[n.Name]
-		if !ok {
-			suggest(l.errorf(n.Pos, "`%s` is no observe of the program", n.Name), n.Name, sortedKeys(l.observes))
-			return model.Num(0), nil
-		}
-		fn := map[string]model.Func{"total": model.CTotal, "count": model.CCount, "largest": model.CLargest,
-			"smallest": model.CSmallest, "prefix_total": model.CPrefixTotal}[name]
-		return &model.Expr{Op: model.EObsAgg, Fn: fn, Slot: slot, Name: n.Name}, nil
+		return l.claimAgg(c, sc), nil
 	}
 	if sc.eng != nil {
 		if r, ok := sc.eng.dev.funcs[c.Func]; ok {
@@ -365,6 +300,93 @@ func (l *lowerer) call(c *syntax.Call, sc *scope) (*model.Expr, typ) {
 		"queue", "busy", "work", "used", "free", "cachedin", "holders", "queued", "budget_left", "cost", "blocksize")
 	suggest(l.errorf(c.Pos, "undefined function `%s`", c.Func), c.Func, names)
 	return model.Num(0), nil
+}
+
+// pureCall lowers a call of a pure function (`min`, `max`, `abs`, `sqrt`,
+// …): the arguments' count and cost types, folded when constant.
+func (l *lowerer) pureCall(c *syntax.Call, sc *scope) (*model.Expr, typ) {
+	args, name := c.Args, c.Func
+	if len(args) != funcArity[name] {
+		l.errorf(c.Pos, "`%s` takes %s, not %d", name, plural(funcArity[name], "argument"), len(args))
+		return model.Num(0), nil
+	}
+	xs := make([]*model.Expr, len(args))
+	var t typ
+	for i, a := range args {
+		var at typ
+		xs[i], at = l.expr(a, sc)
+		if i == 0 {
+			t = at
+		} else if (name == "min" || name == "max") && !sameTyp(t, at) {
+			l.errorf(c.Pos, "`%s` of %s and %s: a cost and a bare number cannot mix", name, t, at)
+		}
+	}
+	switch name {
+	case "min", "max", "abs", "floor", "ceil":
+	default:
+		if t.isCost() {
+			l.errorf(c.Pos, "`%s` of a cost is no cost", name)
+		}
+		t = nil
+	}
+	return foldFunc(pureFuncs[name], xs...), t
+}
+
+// blocksize lowers `blocksize(POOL)`: the pool's declared block, a
+// constant.
+func (l *lowerer) blocksize(c *syntax.Call, sc *scope) *model.Expr {
+	args := c.Args
+	if len(args) != 1 {
+		l.errorf(c.Pos, "`blocksize` takes 1 argument, not %d", len(args))
+		return model.Num(0)
+	}
+	if sc.mom == momConst {
+		l.errorf(c.Pos, "`blocksize` is not allowed in a constant position")
+	}
+	n := nameOf(args[0])
+	if n == nil {
+		l.errorf(args[0].Pos, "`blocksize` takes a pool, not an expression")
+		return model.Num(0)
+	}
+	if n.Index != nil && argDraws(n.Index) {
+		l.errorf(n.Index.Pos, "the index of `blocksize(%s)` draws: every member has the family's block, so name one with a number", nameText(n))
+		return model.Num(0)
+	}
+	r, ok := l.resolveRes(n, sc, resPool)
+	if !ok {
+		return model.Num(0)
+	}
+	b := l.prog.Pools[l.prog.PoolFams[r.Fam].First].Block
+	if b == 0 {
+		l.errorf(c.Pos, "pool `%s` declares no `block`", l.prog.PoolFams[r.Fam].Name)
+	}
+	return model.Num(float64(b))
+}
+
+// claimAgg lowers an observation aggregate of `claim … at end`
+// (`total(x)`, `count(x)`, …) over the observe it names.
+func (l *lowerer) claimAgg(c *syntax.Call, sc *scope) *model.Expr {
+	args, name := c.Args, c.Func
+	if sc.mom != momClaim || !sc.atEnd {
+		l.errorf(c.Pos, "`%s` is an observation aggregate: it is read only in `claim … at end`", name)
+		return model.Num(0)
+	}
+	var n *syntax.Name
+	if len(args) == 1 {
+		n = nameOf(args[0])
+	}
+	if n == nil || n.Index != nil || len(n.Path) > 0 {
+		l.errorf(c.Pos, "`%s` takes the name of an observe", name)
+		return model.Num(0)
+	}
+	slot, ok := l.observes[n.Name]
+	if !ok {
+		suggest(l.errorf(n.Pos, "`%s` is no observe of the program", n.Name), n.Name, sortedKeys(l.observes))
+		return model.Num(0)
+	}
+	fn := map[string]model.Func{"total": model.CTotal, "count": model.CCount, "largest": model.CLargest,
+		"smallest": model.CSmallest, "prefix_total": model.CPrefixTotal}[name]
+	return &model.Expr{Op: model.EObsAgg, Fn: fn, Slot: slot, Name: n.Name}
 }
 
 func (l *lowerer) allDevices() []*deviceDecl {
