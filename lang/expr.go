@@ -723,24 +723,13 @@ var oldCtxNames = map[string]string{"n": "present", "ntok": "batch.tokens", "nde
 	"nres": "running.count", "kvb": "batch.kv_decode", "kvp": "batch.kv_prefill", "attn": "batch.attention",
 	"residents": "running.count", "decoders": "running.decoding", "preempted": "running.preempted"}
 
+// ident lowers a bare name: a binding, `inf`, `self`, a constant, a
+// context variable, an engine register, a gauge's register, or an
+// attribute; anything else is an error.
 func (l *lowerer) ident(n *syntax.Name, sc *scope) (*model.Expr, typ) {
 	name := n.Name
-	if b := sc.vars.lookup(name); b != nil && b.refuse != "" {
-		l.errorf(n.Pos, "%s", b.refuse)
-		return model.Num(0), nil
-	}
-	if b := sc.vars.lookup(name); b != nil {
-		b.reads++
-		switch {
-		case b.body:
-			if !b.used {
-				b.used, b.slot = true, l.bindingAttr(b.attr)
-			}
-			return &model.Expr{Op: model.EAttr, Slot: b.slot, Name: name}, nil
-		case b.ast != nil:
-			return l.expr(b.ast, b.sc)
-		}
-		return b.val, b.typ
+	if x, t, ok := l.boundName(n, sc); ok {
+		return x, t
 	}
 	switch name {
 	case "inf":
@@ -755,18 +744,7 @@ func (l *lowerer) ident(n *syntax.Name, sc *scope) (*model.Expr, typ) {
 	if v, ok := l.consts[name]; ok {
 		return model.Num(v), nil
 	}
-	if name == "computed" && sc.mom == momPreempt {
-		l.errorf(n.Pos, "`computed` is what a re-executed hold reached; a preempt key reads the candidate's place as `position`")
-		return model.Num(0), nil
-	}
-	if name == "cached" && sc.noCache && sc.mom == momSession {
-		e := l.errorf(n.Pos, "`cached` is read in a hold on `%s` that has no `cache` clause: it is 0 there", sc.cachedIn)
-		e.Hint = "add `cache (…)` to consume the session's cached prefix, or `cache (0)` to consume and keep nothing"
-		return model.Num(0), nil
-	}
-	if name == "cached" && sc.mom == momSession && sc.cachedAfter != nil && *sc.cachedAfter != "" {
-		e := l.errorf(n.Pos, "`cached` is read after the hold on `%s` in the body of the hold on `%s`: that admission set it", *sc.cachedAfter, sc.cachedIn)
-		e.Hint = "read it above the inner hold: `set c = cached;`"
+	if l.misreadCache(n, sc) {
 		return model.Num(0), nil
 	}
 	for i, s := range model.CtxNames {
@@ -786,43 +764,108 @@ func (l *lowerer) ident(n *syntax.Name, sc *scope) (*model.Expr, typ) {
 	}
 	// Attributes.
 	if sc.side == sideEntry && sc.q != nil {
-		if sc.q.attrs[name] {
-			return l.attrRead(n, sc.q.name+"."+name, sc), nil
-		}
-		slot, ok := l.attrs[name]
-		if ok && (l.prog.Attrs[slot].Hidden || l.prog.Attrs[slot].Builtin) {
-			return l.attrRead(n, name, sc), nil
-		}
-		if ok {
-			l.errorf(n.Pos, "an entry of `%s` cannot read the session's `%s`: pass it as a parameter", sc.q.name, name)
-			return model.Num(0), nil
+		if x, ok := l.entryRead(n, sc); ok {
+			return x, nil
 		}
 	} else if slot, ok := l.attrs[name]; ok {
 		x := l.attrRead(n, name, sc)
 		return x, l.costRead(n.Pos, name, slot)
 	}
+	l.undefined(n, sc)
+	return model.Num(0), nil
+}
+
+// boundName reads a name bound in sc (a def's parameter, a `choose`
+// variable, a schedule's let, …); ok is false when none is bound.
+func (l *lowerer) boundName(n *syntax.Name, sc *scope) (x *model.Expr, t typ, ok bool) {
+	b := sc.vars.lookup(n.Name)
+	if b == nil {
+		return nil, nil, false
+	}
+	if b.refuse != "" {
+		l.errorf(n.Pos, "%s", b.refuse)
+		return model.Num(0), nil, true
+	}
+	b.reads++
+	switch {
+	case b.body:
+		if !b.used {
+			b.used, b.slot = true, l.bindingAttr(b.attr)
+		}
+		return &model.Expr{Op: model.EAttr, Slot: b.slot, Name: n.Name}, nil, true
+	case b.ast != nil:
+		x, t := l.expr(b.ast, b.sc)
+		return x, t, true
+	}
+	return b.val, b.typ, true
+}
+
+// misreadCache refuses `computed` in a preempt key and `cached` where a
+// hold's admission did not set it (no `cache` clause, or after an inner
+// hold); it reports whether it did.
+func (l *lowerer) misreadCache(n *syntax.Name, sc *scope) bool {
+	switch {
+	case n.Name == "computed" && sc.mom == momPreempt:
+		l.errorf(n.Pos, "`computed` is what a re-executed hold reached; a preempt key reads the candidate's place as `position`")
+	case n.Name == "cached" && sc.noCache && sc.mom == momSession:
+		e := l.errorf(n.Pos, "`cached` is read in a hold on `%s` that has no `cache` clause: it is 0 there", sc.cachedIn)
+		e.Hint = "add `cache (…)` to consume the session's cached prefix, or `cache (0)` to consume and keep nothing"
+	case n.Name == "cached" && sc.mom == momSession && sc.cachedAfter != nil && *sc.cachedAfter != "":
+		e := l.errorf(n.Pos, "`cached` is read after the hold on `%s` in the body of the hold on `%s`: that admission set it", *sc.cachedAfter, sc.cachedIn)
+		e.Hint = "read it above the inner hold: `set c = cached;`"
+	default:
+		return false
+	}
+	return true
+}
+
+// entryRead reads an attribute inside a queue's entry: the queue's own
+// (`Q.x`), or a hidden or built-in attribute of the session; a session
+// attribute the entry was not passed is an error. ok is false when name
+// is no attribute.
+func (l *lowerer) entryRead(n *syntax.Name, sc *scope) (*model.Expr, bool) {
+	name := n.Name
+	if sc.q.attrs[name] {
+		return l.attrRead(n, sc.q.name+"."+name, sc), true
+	}
+	slot, ok := l.attrs[name]
+	if !ok {
+		return nil, false
+	}
+	if l.prog.Attrs[slot].Hidden || l.prog.Attrs[slot].Builtin {
+		return l.attrRead(n, name, sc), true
+	}
+	l.errorf(n.Pos, "an entry of `%s` cannot read the session's `%s`: pass it as a parameter", sc.q.name, name)
+	return model.Num(0), true
+}
+
+// undefined reports a name that means nothing in sc: a retired context
+// name, a resource read as a number, a renamed built-in, or an undefined
+// name (with a suggestion, kept for the check that finds it is an
+// attribute declared later).
+func (l *lowerer) undefined(n *syntax.Name, sc *scope) {
+	name := n.Name
 	if nw, ok := oldCtxNames[name]; ok && sc.mom >= momPs {
 		l.errorf(n.Pos, "`%s` is retired: write `%s`", name, nw)
-		return model.Num(0), nil
+		return
 	}
 	if _, ok := l.resolveResQuiet(n, sc); ok {
 		l.errorf(n.Pos, "`%s` is a resource, not a number: read it with used(…), queue(…) or another observable", name)
-		return model.Num(0), nil
+		return
 	}
 	switch name {
 	case "queued":
 		l.errorf(n.Pos, "`queued` is now `waiting`")
-		return model.Num(0), nil
+		return
 	case "tokens":
 		l.errorf(n.Pos, "`tokens` is `batch.tokens`, which exists only in a schedule's guard or an engine's `execute`")
-		return model.Num(0), nil
+		return
 	}
 	e := l.errorf(n.Pos, "undefined: %s", name)
 	l.suggestAt(e, name, l.visibleNames(sc))
 	if !sc.mom.readsAttrs() {
 		l.undefs = append(l.undefs, undef{e, name, sc.mom})
 	}
-	return model.Num(0), nil
 }
 
 func (l *lowerer) attrRead(n *syntax.Name, name string, sc *scope) *model.Expr {
