@@ -491,17 +491,39 @@ func (l *lowerer) refText(r *syntax.Ref) string {
 	return nameText(refName(r))
 }
 
+// hold lowers `hold POOL (units) … { body }`: its admission bindings, the
+// pools it takes, its clauses, its body, and the checks over them all.
 func (l *lowerer) hold(s *syntax.HoldStmt, sc *scope) []*model.Stmt {
 	st := &model.Stmt{Op: model.OpHold, Pos: syntax.ToPos(s.Pos)}
 	hs := sc.child()
 	hs.mom = momAdmit
 	hs.draws = nil
-	type bnd struct {
-		name string
-		b    *binding
-		e    *syntax.Expr
+	binds := l.admissionBindings(s, sc, hs)
+	held, want, preemptBy := l.holdPools(st, s, sc, hs)
+	sortTyp(want)
+	l.holdClauses(st, s, hs, held, want)
+	l.holdBody(st, s, sc, binds, held, preemptBy)
+	if st.Lease > 0 {
+		l.leasedFams[st.Holds[st.Lease-1].Pool.Fam] = true
 	}
-	var binds []bnd
+	if preemptBy != "" {
+		l.preemptedIndices(s, hs, preemptBy)
+	}
+	l.indexKept(st, s)
+	return one(st)
+}
+
+// admissionBind is a binding of a hold's `at admission (x = e)`.
+type admissionBind struct {
+	name string
+	b    *binding
+	e    *syntax.Expr
+}
+
+// admissionBindings lowers a hold's admission bindings in its header
+// scope hs, each a fresh name.
+func (l *lowerer) admissionBindings(s *syntax.HoldStmt, sc, hs *scope) []admissionBind {
+	var binds []admissionBind
 	for _, b := range s.Bindings {
 		_, isConst := l.consts[b.Name]
 		slot, isAttr := l.attrs[attrName(sc, b.Name)]
@@ -516,12 +538,18 @@ func (l *lowerer) hold(s *syntax.HoldStmt, sc *scope) []*model.Stmt {
 		v, t := l.expr(b.Value, hs)
 		bb := &binding{val: v, typ: t, pos: b.Pos}
 		hs.bind(b.Name, bb)
-		binds = append(binds, bnd{b.Name, bb, b.Value})
+		binds = append(binds, admissionBind{b.Name, bb, b.Value})
 	}
-	var held []*heldPool
-	var want typ
+	return binds
+}
+
+// holdPools lowers the pools a hold takes, with their units and
+// reserves, into st.Holds. It returns them as held pools, the cost type
+// of the whole hold, and the pool that may preempt the hold (an enclosing
+// hold's, else the first preempting pool of this one).
+func (l *lowerer) holdPools(st *model.Stmt, s *syntax.HoldStmt, sc, hs *scope) (held []*heldPool, want typ, preemptBy string) {
 	seen := map[string]bool{}
-	preemptBy := sc.preemptBy // the pool that may preempt this hold, as written
+	preemptBy = sc.preemptBy // the pool that may preempt this hold, as written
 	for _, hp := range s.Pools {
 		r, ok := l.resolveRes(refName(hp.Pool), hs, resPool)
 		if !ok {
@@ -562,7 +590,12 @@ func (l *lowerer) hold(s *syntax.HoldStmt, sc *scope) []*model.Stmt {
 		}
 		held = append(held, &heldPool{fam: r.Fam, text: l.refText(hp.Pool), key: r.key, ref: r.ref})
 	}
-	sortTyp(want)
+	return held, want, preemptBy
+}
+
+// holdClauses lowers a hold's `reuse`, `cache` and `lease` clauses, whose
+// amounts are of the hold's cost type want.
+func (l *lowerer) holdClauses(st *model.Stmt, s *syntax.HoldStmt, hs *scope, held []*heldPool, want typ) {
 	if s.Reuse != nil {
 		if s.Cache == nil {
 			l.errorf(s.Reuse.Pos, "`reuse` needs a `cache` clause: without one the hold does not touch the session's cache")
@@ -601,7 +634,11 @@ func (l *lowerer) hold(s *syntax.HoldStmt, sc *scope) []*model.Stmt {
 			l.errorf(s.LeaseFor.Pos, "a lease duration is time, not %s: write the seconds, `lease %s (7)`", lt, text)
 		}
 	}
-	// The body: admission bindings it reads become attributes set at its top.
+}
+
+// holdBody lowers a hold's body in a scope that knows the pools held; the
+// admission bindings the body reads become attributes set at its top.
+func (l *lowerer) holdBody(st *model.Stmt, s *syntax.HoldStmt, sc *scope, binds []admissionBind, held []*heldPool, preemptBy string) {
 	bs := sc.child()
 	bs.holds = append(append([]*heldPool(nil), sc.holds...), held...)
 	bs.preemptBy = preemptBy
@@ -630,22 +667,20 @@ func (l *lowerer) hold(s *syntax.HoldStmt, sc *scope) []*model.Stmt {
 	if len(pre) > 0 {
 		st.Body.Stmts = append(pre, st.Body.Stmts...)
 	}
-	if st.Lease > 0 {
-		l.leasedFams[st.Holds[st.Lease-1].Pool.Fam] = true
-	}
-	if preemptBy != "" {
-		for _, hp := range s.Pools {
-			if hp.Pool.Index == nil {
-				continue
-			}
-			if r, ok := l.resolveResQuiet(refName(hp.Pool), hs); ok && r.ref.Index != nil && readsMoving(r.ref.Index) {
-				l.errorf(hp.Pool.Index.Pos, "the index of `%s` reads the clock or moving state, and `%s` may preempt it: a preempted hold re-reads its indices when it is admitted again",
-					l.refText(hp.Pool), preemptBy)
-			}
+}
+
+// preemptedIndices refuses a computed pool index that reads the clock or
+// moving state in a hold that preemptBy may preempt.
+func (l *lowerer) preemptedIndices(s *syntax.HoldStmt, hs *scope, preemptBy string) {
+	for _, hp := range s.Pools {
+		if hp.Pool.Index == nil {
+			continue
+		}
+		if r, ok := l.resolveResQuiet(refName(hp.Pool), hs); ok && r.ref.Index != nil && readsMoving(r.ref.Index) {
+			l.errorf(hp.Pool.Index.Pos, "the index of `%s` reads the clock or moving state, and `%s` may preempt it: a preempted hold re-reads its indices when it is admitted again",
+				l.refText(hp.Pool), preemptBy)
 		}
 	}
-	l.indexKept(st, s)
-	return one(st)
 }
 
 // indexKept refuses a hold whose body changes an attribute that one of
