@@ -118,8 +118,30 @@ func (t ftok) operandEnd() bool {
 var prefixKeywords = map[string]bool{"cap": true, "block": true, "granule": true, "latency": true,
 	"tool": true, "in": true, "return": true}
 
+// layout lays tokens out as Format describes: lines as in the source,
+// each indented and spaced, then trailing comments aligned.
 func layout(toks []ftok) []byte {
-	// Split into lines.
+	lines := splitLines(toks)
+	var st layoutState
+	for _, l := range lines {
+		st.line(l)
+	}
+	alignTrailing(lines)
+	var out bytes.Buffer
+	for i, l := range lines {
+		if l.blank && i > 0 {
+			out.WriteByte('\n')
+		}
+		out.WriteString(strings.Repeat(" ", l.indent))
+		out.WriteString(l.code)
+		out.WriteByte('\n')
+	}
+	return out.Bytes()
+}
+
+// splitLines groups the tokens into the source's lines; a line after
+// blank lines is marked blank.
+func splitLines(toks []ftok) []*fline {
 	var lines []*fline
 	for i, t := range toks {
 		if i == 0 || t.breaks > 0 {
@@ -128,69 +150,85 @@ func layout(toks []ftok) []byte {
 		l := lines[len(lines)-1]
 		l.toks = append(l.toks, t)
 	}
-	// Indentation, and each line's code.
-	depth := 0
-	var parens []string   // open ( and [
-	var braces []bool     // open {: true for a record
-	var prev, before ftok // the last code token so far, and the one before it
-	havePrev := false
-	open := false // the last code line left a statement open
-	for _, l := range lines {
-		first := l.toks[0]
-		d := depth
-		if first.val == "}" {
-			d--
+	return lines
+}
+
+// layoutState is what the layout knows at the end of a line: the braces
+// and brackets open and the last code tokens.
+type layoutState struct {
+	depth        int
+	parens       []string // open ( and [
+	braces       []bool   // open {: true for a record
+	prev, before ftok     // the last code token so far, and the one before it
+	havePrev     bool
+	open         bool // the last code line left a statement open
+}
+
+// line sets l's indentation and code (and its trailing comment apart).
+func (st *layoutState) line(l *fline) {
+	first := l.toks[0]
+	d := st.depth
+	if first.val == "}" {
+		d--
+	}
+	if d < 0 {
+		d = 0
+	}
+	l.indent = 2 * d
+	if st.open && first.val != "}" {
+		l.indent += 4 + 4*len(st.parens)
+	}
+	var b strings.Builder
+	code := false
+	for i, t := range l.toks {
+		if t.typ == tokComment && i == len(l.toks)-1 && i > 0 {
+			l.trail = t.val
+			break
 		}
-		if d < 0 {
-			d = 0
+		if i > 0 {
+			if a := l.toks[i-1]; spaceBetween(a, t, st.before, st.braces) || !separable(a.val, t.val) {
+				b.WriteByte(' ')
+			}
 		}
-		l.indent = 2 * d
-		if open && first.val != "}" {
-			l.indent += 4 + 4*len(parens)
+		b.WriteString(t.val)
+		if t.isComment() {
+			continue
 		}
-		var b strings.Builder
-		code := false
-		for i, t := range l.toks {
-			if t.typ == tokComment && i == len(l.toks)-1 && i > 0 {
-				l.trail = t.val
-				break
-			}
-			if i > 0 {
-				if a := l.toks[i-1]; spaceBetween(a, t, before, braces) || !separable(a.val, t.val) {
-					b.WriteByte(' ')
-				}
-			}
-			b.WriteString(t.val)
-			if t.isComment() {
-				continue
-			}
-			code = true
-			switch t.val {
-			case "{":
-				braces = append(braces, havePrev && prev.val == "=")
-				depth++
-			case "}":
-				if len(braces) > 0 {
-					braces = braces[:len(braces)-1]
-				}
-				if depth > 0 {
-					depth--
-				}
-			case "(", "[":
-				parens = append(parens, t.val)
-			case ")", "]":
-				if len(parens) > 0 {
-					parens = parens[:len(parens)-1]
-				}
-			}
-			before, prev, havePrev = prev, t, true
+		code = true
+		st.track(t)
+	}
+	l.code = b.String()
+	if code {
+		st.open = len(st.parens) > 0 || (st.prev.val != ";" && st.prev.val != "{" && st.prev.val != "}")
+	}
+}
+
+// track follows the braces and brackets a code token opens or closes.
+func (st *layoutState) track(t ftok) {
+	switch t.val {
+	case "{":
+		st.braces = append(st.braces, st.havePrev && st.prev.val == "=")
+		st.depth++
+	case "}":
+		if len(st.braces) > 0 {
+			st.braces = st.braces[:len(st.braces)-1]
 		}
-		l.code = b.String()
-		if code {
-			open = len(parens) > 0 || (prev.val != ";" && prev.val != "{" && prev.val != "}")
+		if st.depth > 0 {
+			st.depth--
+		}
+	case "(", "[":
+		st.parens = append(st.parens, t.val)
+	case ")", "]":
+		if len(st.parens) > 0 {
+			st.parens = st.parens[:len(st.parens)-1]
 		}
 	}
-	// Trailing comments of consecutive lines in one column.
+	st.before, st.prev, st.havePrev = st.prev, t, true
+}
+
+// alignTrailing starts the trailing comments of consecutive lines in one
+// column, two spaces after the longest line's code.
+func alignTrailing(lines []*fline) {
 	for i := 0; i < len(lines); {
 		j := i
 		width := 0
@@ -207,16 +245,6 @@ func layout(toks []ftok) []byte {
 		}
 		i = j
 	}
-	var out bytes.Buffer
-	for i, l := range lines {
-		if l.blank && i > 0 {
-			out.WriteByte('\n')
-		}
-		out.WriteString(strings.Repeat(" ", l.indent))
-		out.WriteString(l.code)
-		out.WriteByte('\n')
-	}
-	return out.Bytes()
 }
 
 // spaceBetween reports whether a space separates tokens a and b on one
