@@ -109,6 +109,9 @@ func (l *lowerer) decideRef(r *model.Ref, pos model.Pos, s *revealState) {
 	}
 }
 
+// revealBlock follows the server's statements in b, updating s: which
+// attributes hidden ones taint and which a run has revealed; every
+// decision on a tainted attribute that no run has revealed is an error.
 func (l *lowerer) revealBlock(b *model.Block, s *revealState) {
 	if b == nil {
 		return
@@ -116,84 +119,13 @@ func (l *lowerer) revealBlock(b *model.Block, s *revealState) {
 	for _, st := range b.Stmts {
 		switch st.Op {
 		case model.OpSet:
-			attrs := map[int]bool{}
-			reads(st.Value, attrs)
-			roots := map[int]bool{}
-			for a := range attrs {
-				if s.revealed[a] {
-					continue
-				}
-				for r := range s.taint[a] {
-					roots[r] = true
-				}
-			}
-			if len(roots) > 0 {
-				s.taint[st.Slot] = roots
-			} else if !l.prog.Attrs[st.Slot].Hidden {
-				delete(s.taint, st.Slot)
-			}
-			delete(s.revealed, st.Slot)
+			l.revealSet(st, s)
 		case model.OpRun:
-			for i := range st.Stages {
-				l.decideRef(&st.Stages[i], st.Pos, s)
-			}
-			attrs := map[int]bool{}
-			reads(st.Value, attrs)
-			for a := range attrs {
-				s.revealed[a] = true
-				for r := range s.taint[a] {
-					s.revealed[r] = true
-				}
-			}
+			l.revealRun(st, s)
 		case model.OpBranch:
-			if !(st.Value.Op == model.EDraw) {
-				l.decide(st.Value, st.Pos, "a branch guard", s)
-			}
-			then := s.clone()
-			l.revealBlock(st.Body, &then)
-			other := s.clone()
-			l.revealBlock(st.Else, &other)
-			merged := revealState{taint: then.taint, revealed: map[int]bool{}}
-			for a, roots := range other.taint {
-				if merged.taint[a] == nil {
-					merged.taint[a] = map[int]bool{}
-				}
-				for r := range roots {
-					merged.taint[a][r] = true
-				}
-			}
-			for a := range then.revealed {
-				if other.revealed[a] {
-					merged.revealed[a] = true
-				}
-			}
-			*s = merged
+			l.revealBranch(st, s)
 		case model.OpWhile, model.OpLoop:
-			// A set late in the body reaches its start the next time
-			// round: the passes go on until no taint grows (each adds an
-			// origin, so there are at most as many as attributes).
-			for pass := 0; pass <= len(l.prog.Attrs); pass++ {
-				if st.Op == model.OpWhile {
-					l.decide(st.Value, st.Pos, "a while guard", s)
-				}
-				body := s.clone()
-				l.revealBlock(st.Body, &body)
-				grew := false
-				for a, roots := range body.taint {
-					if s.taint[a] == nil {
-						s.taint[a] = map[int]bool{}
-					}
-					for r := range roots {
-						if !s.taint[a][r] {
-							s.taint[a][r] = true
-							grew = true
-						}
-					}
-				}
-				if !grew {
-					break
-				}
-			}
+			l.revealLoop(st, s)
 		case model.OpChoose:
 			l.decide(st.N, st.Pos, "a choose", s)
 			for _, k := range st.Keys {
@@ -217,6 +149,102 @@ func (l *lowerer) revealBlock(b *model.Block, s *revealState) {
 		case model.OpFork:
 			leg := s.clone()
 			l.revealBlock(st.Body, &leg)
+		}
+	}
+}
+
+// revealSet follows a `set`: the attribute is tainted by the hidden
+// attributes its value reads that no run has revealed yet, and is itself
+// no longer revealed.
+func (l *lowerer) revealSet(st *model.Stmt, s *revealState) {
+	attrs := map[int]bool{}
+	reads(st.Value, attrs)
+	roots := map[int]bool{}
+	for a := range attrs {
+		if s.revealed[a] {
+			continue
+		}
+		for r := range s.taint[a] {
+			roots[r] = true
+		}
+	}
+	if len(roots) > 0 {
+		s.taint[st.Slot] = roots
+	} else if !l.prog.Attrs[st.Slot].Hidden {
+		delete(s.taint, st.Slot)
+	}
+	delete(s.revealed, st.Slot)
+}
+
+// revealRun follows a `run`: the attributes its work reads, and the
+// hidden ones they were set from, are revealed once it has ended.
+func (l *lowerer) revealRun(st *model.Stmt, s *revealState) {
+	for i := range st.Stages {
+		l.decideRef(&st.Stages[i], st.Pos, s)
+	}
+	attrs := map[int]bool{}
+	reads(st.Value, attrs)
+	for a := range attrs {
+		s.revealed[a] = true
+		for r := range s.taint[a] {
+			s.revealed[r] = true
+		}
+	}
+}
+
+// revealBranch follows a `branch`: its guard is a decision; after it an
+// attribute is tainted if either arm taints it, revealed if both reveal
+// it.
+func (l *lowerer) revealBranch(st *model.Stmt, s *revealState) {
+	if !(st.Value.Op == model.EDraw) {
+		l.decide(st.Value, st.Pos, "a branch guard", s)
+	}
+	then := s.clone()
+	l.revealBlock(st.Body, &then)
+	other := s.clone()
+	l.revealBlock(st.Else, &other)
+	merged := revealState{taint: then.taint, revealed: map[int]bool{}}
+	for a, roots := range other.taint {
+		if merged.taint[a] == nil {
+			merged.taint[a] = map[int]bool{}
+		}
+		for r := range roots {
+			merged.taint[a][r] = true
+		}
+	}
+	for a := range then.revealed {
+		if other.revealed[a] {
+			merged.revealed[a] = true
+		}
+	}
+	*s = merged
+}
+
+// revealLoop follows a `while` or `loop` to a fixed point of its taint.
+func (l *lowerer) revealLoop(st *model.Stmt, s *revealState) {
+	// A set late in the body reaches its start the next time
+	// round: the passes go on until no taint grows (each adds an
+	// origin, so there are at most as many as attributes).
+	for pass := 0; pass <= len(l.prog.Attrs); pass++ {
+		if st.Op == model.OpWhile {
+			l.decide(st.Value, st.Pos, "a while guard", s)
+		}
+		body := s.clone()
+		l.revealBlock(st.Body, &body)
+		grew := false
+		for a, roots := range body.taint {
+			if s.taint[a] == nil {
+				s.taint[a] = map[int]bool{}
+			}
+			for r := range roots {
+				if !s.taint[a][r] {
+					s.taint[a][r] = true
+					grew = true
+				}
+			}
+		}
+		if !grew {
+			break
 		}
 	}
 }
