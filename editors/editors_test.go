@@ -10,9 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/serq/serq/lang/syntax"
-
 	"github.com/serq/serq/lang"
+	"github.com/serq/serq/lang/syntax"
 )
 
 var ident = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)

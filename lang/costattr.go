@@ -3,10 +3,9 @@ package lang
 import (
 	"maps"
 
-	"github.com/serq/serq/lang/syntax"
-
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/serq/serq/lang/syntax"
 	"github.com/serq/serq/model"
 )
 

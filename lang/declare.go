@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/serq/serq/lang/syntax"
-
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/serq/serq/lang/syntax"
 	"github.com/serq/serq/model"
 )
 

@@ -7,10 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/serq/serq/lang/syntax"
-
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/serq/serq/lang/syntax"
 	"github.com/serq/serq/model"
 )
 

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/serq/serq/lang/syntax"
-
 	"github.com/serq/serq/internal/testutil"
+	"github.com/serq/serq/lang/syntax"
 )
 
 // TestErrors loads each chunk of testdata/errors.sq, a malformed program,

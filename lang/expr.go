@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/serq/serq/lang/syntax"
-
 	"github.com/serq/serq/model"
 )
 

@@ -3,11 +3,10 @@ package lang
 import (
 	"path/filepath"
 
-	"github.com/serq/serq/lang/syntax"
-
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/internal/safeio"
+	"github.com/serq/serq/lang/syntax"
 	"github.com/serq/serq/model"
 )
 

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/serq/serq/lang/syntax"
-
 	"github.com/serq/serq/model"
 )
 

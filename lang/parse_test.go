@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/serq/serq/lang/syntax"
-
 	"github.com/serq/serq/model"
 )
 

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/serq/serq/lang/syntax"
-
 	"github.com/serq/serq/model"
 )
 

@@ -4,7 +4,6 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/lang/syntax"
-
 	"github.com/serq/serq/model"
 )
 

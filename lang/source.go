@@ -3,9 +3,9 @@ package lang
 import (
 	"strings"
 
-	"github.com/serq/serq/lang/syntax"
-
 	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/serq/serq/lang/syntax"
 )
 
 // Source text of expressions, rebuilt from their tokens for messages and

@@ -6,10 +6,9 @@ import (
 	"math"
 	"strings"
 
-	"github.com/serq/serq/lang/syntax"
-
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/serq/serq/lang/syntax"
 	"github.com/serq/serq/model"
 )
 

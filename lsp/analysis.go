@@ -11,11 +11,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/serq/serq/lang/syntax"
-
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/serq/serq/lang"
+	"github.com/serq/serq/lang/syntax"
 	"github.com/serq/serq/lib"
 	"github.com/serq/serq/model"
 )

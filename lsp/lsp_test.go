@@ -15,12 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/serq/serq/lang/syntax"
-
 	"github.com/sourcegraph/jsonrpc2"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/serq/serq/lang"
+	"github.com/serq/serq/lang/syntax"
 )
 
 const (

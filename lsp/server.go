@@ -35,13 +35,12 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/serq/serq/lang/syntax"
-
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/serq/serq/lang"
+	"github.com/serq/serq/lang/syntax"
 )
 
 // Serve runs the server on rwc until the client exits or the input ends;

@@ -10,11 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/serq/serq/lang/syntax"
-
 	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
+	"github.com/serq/serq/lang/syntax"
 	"github.com/serq/serq/model"
 )
 

@@ -10,9 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/serq/serq/lang/syntax"
-
 	"github.com/serq/serq/lang"
+	"github.com/serq/serq/lang/syntax"
 )
 
 // fmtCmd is `serq fmt`: the canonical layout of syntax.Format. Without

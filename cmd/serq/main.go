@@ -64,8 +64,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/serq/serq/lang/syntax"
-
 	"github.com/alecthomas/kong"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/mattn/go-isatty"
@@ -74,6 +72,7 @@ import (
 	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
+	"github.com/serq/serq/lang/syntax"
 	"github.com/serq/serq/lib"
 	"github.com/serq/serq/model"
 	"github.com/serq/serq/tui"
