@@ -253,88 +253,110 @@ func (l *lowerer) poolOptions(pd *poolDecl) {
 func (l *lowerer) engineBody(e *engineDecl) {
 	p := l.prog
 	fam := p.StageFams[e.fam]
-	var tokens *syntax.TokensCap
-	var sched *syntax.ScheduleItem
-	var exec *syntax.ExecuteItem
-	var gran *syntax.GranuleItem
-	var states []*syntax.StateItem
+	it := l.engineClausesOf(e)
+	if len(it.states) > 0 && fam.Array && e.q == nil {
+		l.errorf(it.states[0].Pos, "`state` is not allowed on an engine family")
+	}
+	for _, s := range it.states {
+		e.regs[s.Name] = len(e.regs)
+	}
+	for m := 0; m < fam.Count; m++ {
+		eng := l.engineMember(e, it, m)
+		p.Stages[fam.First+m].Engine = len(p.Engines)
+		p.Engines = append(p.Engines, eng)
+	}
+}
+
+// engineClauses are the clauses of an engine's body, each nil when it
+// has none.
+type engineClauses struct {
+	tokens *syntax.TokensCap
+	sched  *syntax.ScheduleItem
+	exec   *syntax.ExecuteItem
+	gran   *syntax.GranuleItem
+	states []*syntax.StateItem
+}
+
+// engineClausesOf collects an engine's clauses and refuses a body without
+// `tokens cap`, `schedule` or `execute`, or with two schedules.
+func (l *lowerer) engineClausesOf(e *engineDecl) engineClauses {
+	var c engineClauses
 	for _, it := range e.ast.Items {
 		switch it := it.(type) {
 		case *syntax.TokensCap:
-			tokens = it
+			c.tokens = it
 		case *syntax.ScheduleItem:
-			if sched != nil {
+			if c.sched != nil {
 				l.errorf(it.Pos, "engine `%s` has two schedules", e.name)
 			}
-			sched = it
+			c.sched = it
 		case *syntax.ExecuteItem:
-			exec = it
+			c.exec = it
 		case *syntax.GranuleItem:
-			gran = it
+			c.gran = it
 		case *syntax.StateItem:
-			states = append(states, it)
+			c.states = append(c.states, it)
 		}
 	}
 	missing := func(what string) {
 		l.errorf(e.ast.Pos, "engine `%s` needs `%s`", e.name, what)
 	}
-	if tokens == nil {
+	if c.tokens == nil {
 		missing("tokens cap B;")
 	}
-	if sched == nil {
+	if c.sched == nil {
 		missing("schedule { … }")
 	}
-	if exec == nil {
+	if c.exec == nil {
 		missing("execute (…);")
 	}
-	if len(states) > 0 && fam.Array && e.q == nil {
-		l.errorf(states[0].Pos, "`state` is not allowed on an engine family")
+	return c
+}
+
+// engineMember lowers the clauses for member m of the engine's family (a
+// constant clause's own checks report for member 0 only).
+func (l *lowerer) engineMember(e *engineDecl, it engineClauses, m int) model.Engine {
+	p := l.prog
+	fam := p.StageFams[e.fam]
+	eng := model.Engine{Stage: fam.First + m, Memory: -1, Admits: []int{}}
+	sc := &scope{l: l, eng: e, member: m, q: e.q, self: model.Num(float64(m))}
+	if it.tokens != nil {
+		c := *sc
+		c.mom = momEngBudget
+		eng.Budget, _ = l.expr(it.tokens.Cap, &c)
+		if x, ok := eng.Budget.IsConst(); ok && !(x > 0) && m == 0 {
+			l.errorf(it.tokens.Cap.Pos, "`tokens cap` must be positive, not %s", fmtNum(x))
+		}
 	}
-	for _, s := range states {
-		e.regs[s.Name] = len(e.regs)
+	if it.gran != nil {
+		x, ok := l.constValue(it.gran.Granule, "`granule`")
+		if ok && !(x > 0) && m == 0 {
+			l.errorf(it.gran.Granule.Pos, "`granule` must be a positive constant")
+		}
+		eng.Granule = model.F64(x)
 	}
-	for m := 0; m < fam.Count; m++ {
-		eng := model.Engine{Stage: fam.First + m, Memory: -1, Admits: []int{}}
-		sc := &scope{l: l, eng: e, member: m, q: e.q, self: model.Num(float64(m))}
-		if tokens != nil {
-			c := *sc
-			c.mom = momEngBudget
-			eng.Budget, _ = l.expr(tokens.Cap, &c)
-			if x, ok := eng.Budget.IsConst(); ok && !(x > 0) && m == 0 {
-				l.errorf(tokens.Cap.Pos, "`tokens cap` must be positive, not %s", fmtNum(x))
-			}
-		}
-		if gran != nil {
-			x, ok := l.constValue(gran.Granule, "`granule`")
-			if ok && !(x > 0) && m == 0 {
-				l.errorf(gran.Granule.Pos, "`granule` must be a positive constant")
-			}
-			eng.Granule = model.F64(x)
-		}
-		for _, s := range states {
-			x, _ := l.constValue(s.Value, "a register's initial value")
-			eng.Regs = append(eng.Regs, model.Register{Name: s.Name, Init: model.F64(x)})
-		}
-		if sched != nil {
-			l.schedule(e, sched, &eng, sc, m == 0)
-		}
-		if gran != nil && m == 0 {
-			l.granuleFitsCap(gran, eng.Chunk)
-		}
-		if exec != nil {
-			c := *sc
-			c.mom = momEngCost
-			eng.Cost, _ = l.expr(exec.Cost, &c)
-		}
-		if e.memory >= 0 {
-			eng.Memory = p.PoolFams[e.memory].First + m
-		}
-		for _, pf := range e.admits {
-			eng.Admits = append(eng.Admits, p.PoolFams[pf].First+m)
-		}
-		p.Stages[fam.First+m].Engine = len(p.Engines)
-		p.Engines = append(p.Engines, eng)
+	for _, s := range it.states {
+		x, _ := l.constValue(s.Value, "a register's initial value")
+		eng.Regs = append(eng.Regs, model.Register{Name: s.Name, Init: model.F64(x)})
 	}
+	if it.sched != nil {
+		l.schedule(e, it.sched, &eng, sc, m == 0)
+	}
+	if it.gran != nil && m == 0 {
+		l.granuleFitsCap(it.gran, eng.Chunk)
+	}
+	if it.exec != nil {
+		c := *sc
+		c.mom = momEngCost
+		eng.Cost, _ = l.expr(it.exec.Cost, &c)
+	}
+	if e.memory >= 0 {
+		eng.Memory = p.PoolFams[e.memory].First + m
+	}
+	for _, pf := range e.admits {
+		eng.Admits = append(eng.Admits, p.PoolFams[pf].First+m)
+	}
+	return eng
 }
 
 func isNotPreempted(e *model.Expr) bool {
