@@ -54,6 +54,7 @@ import (
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
+	"github.com/serq/serq/model"
 )
 
 // A conformance case: one chunk and its directives.
@@ -370,6 +371,21 @@ func check(t *testing.T, c *testutil.Chunk, tc *tcase) {
 		return nil, fmt.Errorf("open %s: %w", path, os.ErrNotExist)
 	}
 	prog, err := lang.LoadSource(c.Filename, []byte(c.Source), lang.Options{Lib: lib.FS, ReadFile: read, Sets: tc.sets})
+	checkStatic(t, c, tc, err)
+	if err != nil || tc.run == nil {
+		if err != nil && tc.run != nil {
+			t.Errorf("a case to run does not load")
+		}
+		return
+	}
+	checkRun(t, tc, prog)
+}
+
+// checkStatic matches the static errors of the chunk's program (err,
+// nil when it loads) with the case's expectations: on their lines, in
+// the files it uses, without a line, and the notes.
+func checkStatic(t *testing.T, c *testutil.Chunk, tc *tcase, err error) {
+	dir := filepath.Dir(c.Filename)
 	libErrs := slices.Clone(tc.libErrs)
 	lineless := slices.Clone(tc.lineless)
 	var notes []string
@@ -414,12 +430,12 @@ func check(t *testing.T, c *testutil.Chunk, tc *tcase) {
 			t.Errorf("no note matches %q; notes: %q", rx, notes)
 		}
 	}
-	if err != nil || tc.run == nil {
-		if err != nil && tc.run != nil {
-			t.Errorf("a case to run does not load")
-		}
-		return
-	}
+}
+
+// checkRun runs the loaded program with the case's settings and checks
+// the outcomes it states: a run error, or claims and figures of the
+// report.
+func checkRun(t *testing.T, tc *tcase, prog *model.Program) {
 	rep, err := interp.Run(context.Background(), prog, *tc.run)
 	var wantErr *want
 	for i := range tc.wants {
