@@ -115,6 +115,29 @@ func TestSession(t *testing.T) {
 	uri, libURI := pathURI(prog), pathURI(filepath.Join(dir, "lib.sq"))
 	c := startServer(t)
 
+	checkInitialize(t, c)
+	c.notify("initialized", map[string]any{})
+	checkDiagnostics(t, c, uri, prog)
+	checkHover(t, c, uri, dir)
+	checkDefinition(t, c, uri, libURI)
+	checkSymbols(t, c, uri)
+	checkCompletion(t, c, uri)
+	checkFormatting(t, c, uri, prog)
+	if err := c.call("shutdown", nil, nil); err != nil {
+		t.Errorf("shutdown: %v", err)
+	}
+	c.notify("exit", nil)
+	select {
+	case <-c.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server did not stop after exit")
+	}
+}
+
+// checkInitialize checks the server's answer to `initialize`: its name and
+// the capabilities it offers.
+func checkInitialize(t *testing.T, c *client) {
+	t.Helper()
 	var init protocol.InitializeResult
 	if err := c.call("initialize", map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}}, &init); err != nil {
 		t.Fatalf("initialize: %v", err)
@@ -124,9 +147,13 @@ func TestSession(t *testing.T) {
 		caps.DocumentFormattingProvider == nil || caps.CompletionProvider == nil || init.ServerInfo.Name != "serq" {
 		t.Errorf("capabilities %+v", caps)
 	}
-	c.notify("initialized", map[string]any{})
+}
 
-	// An error: its range (line 7, the `nw` at column 51) and message.
+// checkDiagnostics opens the program with an error (its range, line 7,
+// the `nw` at column 51, and its message with the hint), fixes it and
+// saves it: the diagnostics are cleared, then republished empty.
+func checkDiagnostics(t *testing.T, c *client, uri, prog string) {
+	t.Helper()
 	c.notify("textDocument/didOpen", protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
 		URI: uri, LanguageID: "serq", Version: 1, Text: progBad}})
 	d := c.diagnostics(uri)
@@ -151,26 +178,34 @@ func TestSession(t *testing.T) {
 	if d := c.diagnostics(uri); len(d.Diagnostics) != 0 {
 		t.Errorf("after save: %+v", d.Diagnostics)
 	}
+}
 
-	at := func(line int, word string) protocol.TextDocumentPositionParams {
-		l := strings.Split(progOK, "\n")[line]
-		col := strings.Index(l, word)
-		if col < 0 {
-			t.Fatalf("line %d has no %q", line, word)
-		}
-		return protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri},
-			Position: protocol.Position{Line: uint32(line), Character: uint32(col + 1)}}
+// posAt is the position of word's second character on line (0-based) of
+// progOK, in the document uri.
+func posAt(t *testing.T, uri string, line int, word string) protocol.TextDocumentPositionParams {
+	t.Helper()
+	l := strings.Split(progOK, "\n")[line]
+	col := strings.Index(l, word)
+	if col < 0 {
+		t.Fatalf("line %d has no %q", line, word)
 	}
+	return protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri},
+		Position: protocol.Position{Line: uint32(line), Character: uint32(col + 1)}}
+}
+
+// checkHover checks the hovers of a pool (its cap and block), a constant
+// (its value), a def of the library (its body) and a built-in.
+func checkHover(t *testing.T, c *client, uri, dir string) {
+	t.Helper()
 	hover := func(line int, word string) string {
 		var h struct {
 			Contents protocol.MarkupContent `json:"contents"`
 		}
-		if err := c.call("textDocument/hover", at(line, word), &h); err != nil {
+		if err := c.call("textDocument/hover", posAt(t, uri, line, word), &h); err != nil {
 			t.Fatalf("hover %s: %v", word, err)
 		}
 		return h.Contents.Value
 	}
-	// A pool's cap and block, a constant's value, a def's body from the library.
 	if h := hover(6, "kv"); !strings.HasPrefix(h, "**pool** `kv`: cap 100, block 16\n") {
 		t.Errorf("hover kv = %q", h)
 	}
@@ -184,10 +219,14 @@ func TestSession(t *testing.T) {
 	if h := hover(6, "cost(s"); h != "**built-in** `cost`: `cost(R, …, e)`: e, typed as a cost of resources R" {
 		t.Errorf("hover cost = %q", h)
 	}
+}
 
-	// Definition: into the library.
+// checkDefinition goes to the definitions of a def in the library and of
+// a stage in the document.
+func checkDefinition(t *testing.T, c *client, uri, libURI string) {
+	t.Helper()
 	var loc protocol.Location
-	if err := c.call("textDocument/definition", at(5, "double"), &loc); err != nil {
+	if err := c.call("textDocument/definition", posAt(t, uri, 5, "double"), &loc); err != nil {
 		t.Fatal(err)
 	}
 	wantLoc := protocol.Location{URI: libURI, Range: protocol.Range{Start: protocol.Position{Line: 1, Character: 4},
@@ -196,14 +235,17 @@ func TestSession(t *testing.T) {
 		t.Errorf("definition of double = %+v, want %+v", loc, wantLoc)
 	}
 	// And in the document: `s` in the run goes to the stage.
-	if err := c.call("textDocument/definition", at(6, "s ("), &loc); err != nil {
+	if err := c.call("textDocument/definition", posAt(t, uri, 6, "s ("), &loc); err != nil {
 		t.Fatal(err)
 	}
 	if loc.URI != uri || loc.Range.Start != (protocol.Position{Line: 3, Character: 8}) {
 		t.Errorf("definition of s = %+v", loc)
 	}
+}
 
-	// Symbols.
+// checkSymbols checks the document's symbols, in order.
+func checkSymbols(t *testing.T, c *client, uri string) {
+	t.Helper()
 	var syms []protocol.DocumentSymbol
 	if err := c.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}}, &syms); err != nil {
 		t.Fatal(err)
@@ -215,10 +257,14 @@ func TestSession(t *testing.T) {
 	if strings.Join(names, ", ") != "let N, stage s, pool kv, workload workload, server server" {
 		t.Errorf("symbols %q", names)
 	}
+}
 
-	// Completion: the document's names, the library's, keywords, built-ins.
+// checkCompletion checks that completion offers the document's names, the
+// library's, keywords and built-ins.
+func checkCompletion(t *testing.T, c *client, uri string) {
+	t.Helper()
 	var items []protocol.CompletionItem
-	if err := c.call("textDocument/completion", at(6, "n)"), &items); err != nil {
+	if err := c.call("textDocument/completion", posAt(t, uri, 6, "n)"), &items); err != nil {
 		t.Fatal(err)
 	}
 	labels := map[string]bool{}
@@ -230,8 +276,12 @@ func TestSession(t *testing.T) {
 			t.Errorf("completion has no %q", w)
 		}
 	}
+}
 
-	// Formatting: one edit, the layout of serq fmt.
+// checkFormatting checks that formatting is one edit, the layout of serq
+// fmt.
+func checkFormatting(t *testing.T, c *client, uri, prog string) {
+	t.Helper()
 	var edits []protocol.TextEdit
 	if err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri},
 		"options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits); err != nil {
@@ -241,16 +291,6 @@ func TestSession(t *testing.T) {
 	if len(edits) != 1 || edits[0].NewText != string(want2) || edits[0].Range.Start != (protocol.Position{}) ||
 		edits[0].Range.End != (protocol.Position{Line: 8, Character: 0}) {
 		t.Errorf("formatting edits %+v", edits)
-	}
-
-	if err := c.call("shutdown", nil, nil); err != nil {
-		t.Errorf("shutdown: %v", err)
-	}
-	c.notify("exit", nil)
-	select {
-	case <-c.done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the server did not stop after exit")
 	}
 }
 
