@@ -19,6 +19,12 @@
 // `exit`: garbage between messages is skipped, a body that is not JSON-RPC
 // is answered with a parse error, a request with bad parameters with an
 // invalid-params error, and a panic in a handler with an internal error.
+//
+// Its files: server.go (the handlers and the documents), analysis.go (the
+// names a document and its libraries declare, read from package syntax's
+// tree and tokens, and what the lowered program knows of them),
+// builtins.go (the hover texts of the built-in names) and stream.go (the
+// base protocol's framing, which survives garbage).
 package lsp
 
 import (
