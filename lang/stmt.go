@@ -1028,15 +1028,28 @@ func (l *lowerer) tool(s *syntax.ToolStmt, sc *scope) []*model.Stmt {
 	return one(st)
 }
 
+// transfer lowers `transfer (n) [on S] from A to B (m)`: the runs that
+// carry the tokens (transferRuns), then loading B and releasing A.
 func (l *lowerer) transfer(s *syntax.TransferStmt, sc *scope) []*model.Stmt {
-	pos := syntax.ToPos(s.Pos)
-	var out []*model.Stmt
 	var draws bool
 	amount, t := l.value(s.Amount, sc, &draws)
 	if t.isCost() {
 		l.errorf(s.Amount.Pos, "`transfer` converts a plain quantity itself: pass a number, not %s", t)
 	}
 	l.checkAmount(s.Amount, amount, "`transfer (…)`")
+	out, ok := l.transferRuns(s, sc, amount, draws)
+	if !ok {
+		return nil
+	}
+	return l.transferEnds(s, sc, out)
+}
+
+// transferRuns lowers the runs of a transfer of amount: over the links of
+// a queue's `pull` or `push` (the link's latency first), over the stages
+// named by `on` (each one's latency first), or on the stage named `link`
+// or `transfer`. ok is false after an error.
+func (l *lowerer) transferRuns(s *syntax.TransferStmt, sc *scope, amount *model.Expr, draws bool) (out []*model.Stmt, ok bool) {
+	pos := syntax.ToPos(s.Pos)
 	switch {
 	case sc.side == sideEntry && sc.from != nil && s.Index == nil && len(s.On) == 0 && (sc.q.pull != nil || sc.q.push != nil):
 		rel := sc.q.pull
@@ -1044,7 +1057,7 @@ func (l *lowerer) transfer(s *syntax.TransferStmt, sc *scope) []*model.Stmt {
 			rel = sc.q.push
 		}
 		if rel.source != sc.from.q {
-			return nil // the call `from` the wrong queue is reported where it stands
+			return nil, false // the call `from` the wrong queue is reported where it stands
 		}
 		latIdx := sc.self
 		if rel.kind == "push" {
@@ -1057,13 +1070,13 @@ func (l *lowerer) transfer(s *syntax.TransferStmt, sc *scope) []*model.Stmt {
 		out = append(out, &model.Stmt{Op: model.OpRun, Pos: pos, Stages: flow, Value: amount, Draws: draws})
 	case sc.side == sideEntry && sc.from != nil && s.Index == nil && len(s.On) == 0:
 		l.errorf(s.Pos, "a bare `transfer` in queue `%s`, which pulls from nothing: declare `%s pull %s latency x share maxmin;`", sc.q.name, sc.q.name, sc.from.q.name)
-		return nil
+		return nil, false
 	case len(s.On) > 0:
 		var refs []model.Ref
 		for _, ref := range s.On {
 			r, ok := l.resolveRes(refName(ref), sc, resStage)
 			if !ok {
-				return nil
+				return nil, false
 			}
 			refs = append(refs, r.ref)
 			if lat, ok := l.stageFams[l.prog.StageFams[r.Fam].Name+".latency"]; ok {
@@ -1085,7 +1098,7 @@ func (l *lowerer) transfer(s *syntax.TransferStmt, sc *scope) []*model.Stmt {
 		}
 		if n != 1 {
 			l.errorf(s.Pos, "`transfer` without `on` runs on the stage named `link` or `transfer`: the program declares %s", map[bool]string{true: "both", false: "neither"}[n == 2])
-			return nil
+			return nil, false
 		}
 		f := l.prog.StageFams[fam]
 		var idx *model.Expr
@@ -1094,7 +1107,13 @@ func (l *lowerer) transfer(s *syntax.TransferStmt, sc *scope) []*model.Stmt {
 		}
 		out = append(out, &model.Stmt{Op: model.OpRun, Pos: pos, Stages: []model.Ref{{Fam: fam, Index: idx}}, Value: amount, Draws: draws})
 	}
-	// load the destination, release the source
+	return out, true
+}
+
+// transferEnds appends to out the load of the transfer's destination and
+// the release of its source.
+func (l *lowerer) transferEnds(s *syntax.TransferStmt, sc *scope, out []*model.Stmt) []*model.Stmt {
+	pos := syntax.ToPos(s.Pos)
 	to := refName(s.To)
 	rt, ok := l.resolveRes(to, sc, resPool)
 	if !ok {
