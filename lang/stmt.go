@@ -1153,6 +1153,9 @@ func (l *lowerer) serveLatency(fam int) *model.Expr {
 	return model.Num(0)
 }
 
+// entryCall lowers a call of a queue's entry, `Q[i].verb(args) [from
+// P[j]]`: the entry's body inlined with its parameters bound, on the
+// member's side (a gateway's on the server's).
 func (l *lowerer) entryCall(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 	switch sc.side {
 	case sideClient:
@@ -1166,40 +1169,15 @@ func (l *lowerer) entryCall(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 		suggest(l.errorf(s.Pos, "`%s` is no queue", s.Queue), s.Queue, sortedKeys(l.queues))
 		return nil
 	}
-	var entry *syntax.EntryItem
-	for _, e := range q.entries {
-		if e.Verb == s.Verb && (e.From != "") == (s.From != nil) {
-			entry = e
-		}
-	}
+	entry := l.entryOf(s, q)
 	if entry == nil {
-		form := ""
-		if s.From != nil {
-			form = " … from"
-		}
-		l.errorf(s.Pos, "queue `%s` has no entry `%s%s`", q.name, s.Verb, form)
 		return nil
 	}
 	if sc.depth > 16 {
 		l.errorf(s.Pos, "entry calls nest too deeply")
 		return nil
 	}
-	var idx *model.Expr
-	switch {
-	case s.Index != nil:
-		switch {
-		case !q.array && q.count == 1 && roleIs(q, "gateway"):
-			l.errorf(s.Pos, "gateway `%s` is no family: write `%s.%s(…)`", q.name, q.name, s.Verb)
-		case !q.array:
-			l.errorf(s.Pos, "`%s` is one queue, not a family: write `%s.%s(…)`", q.name, q.name, s.Verb)
-		}
-		idx = l.index(&syntax.Name{Pos: s.Pos, Name: q.name, Index: s.Index}, sc, q.count)
-	case q.count == 1:
-		idx = model.Num(0)
-	default:
-		l.errorf(s.Pos, "`%s` is a family of %d: write `%s[i].%s(…)`", q.name, q.count, q.name, s.Verb)
-		idx = model.Num(0)
-	}
+	idx := l.entryIndex(s, q, sc)
 	if len(s.Args) != len(entry.Params) {
 		l.errorf(s.Pos, "entry `%s.%s` takes %s, not %d", q.name, s.Verb, plural(len(entry.Params), "argument"), len(s.Args))
 		return nil
@@ -1228,37 +1206,90 @@ func (l *lowerer) entryCall(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 		es.from = nil
 	}
 	if s.From != nil {
-		src, ok := l.queues[s.From.Name]
-		switch {
-		case !ok:
-			l.errorf(s.From.Pos, "`from %s`: `%s` is no queue", l.refText(s.From), s.From.Name)
-			return nil
-		case src.leases == "":
-			l.errorf(s.From.Pos, "`from %s`: every entry of `%s` must lease a pool on every path", l.refText(s.From), src.name)
+		from, ok := l.entryFrom(s, q, entry, sc)
+		if !ok {
 			return nil
 		}
-		rel := q.pull
-		if rel == nil {
-			rel = q.push
-		}
-		if rel != nil && rel.source != src {
-			l.errorf(s.From.Pos, "an entry of `%s` is called `from %s`, but `%s` reads from `%s`", q.name, src.name, q.name, rel.source.name)
-		}
-		var sidx *model.Expr
-		switch {
-		case s.From.Index != nil:
-			sidx = l.index(refName(s.From), sc, src.count)
-		case src.count == 1:
-			sidx = model.Num(0)
-		default:
-			l.errorf(s.From.Pos, "`%s` is a family of %d: write `from %s[i]`", src.name, src.count, src.name)
-			sidx = model.Num(0)
-		}
-		es.from = &fromInfo{name: entry.From, q: src, idx: sidx}
+		es.from = from
 	}
 	out := l.stmtsOf(entry.Body.Stmts, es)
 	l.prog.Blocks++
 	return out
+}
+
+// entryOf is the entry of queue q the call s names (by verb, and with or
+// without `from`), nil after an error.
+func (l *lowerer) entryOf(s *syntax.CallStmt, q *queueDecl) *syntax.EntryItem {
+	var entry *syntax.EntryItem
+	for _, e := range q.entries {
+		if e.Verb == s.Verb && (e.From != "") == (s.From != nil) {
+			entry = e
+		}
+	}
+	if entry == nil {
+		form := ""
+		if s.From != nil {
+			form = " … from"
+		}
+		l.errorf(s.Pos, "queue `%s` has no entry `%s%s`", q.name, s.Verb, form)
+		return nil
+	}
+	return entry
+}
+
+// entryIndex is the member of queue q an entry call names: its index, or
+// 0 for a queue of one.
+func (l *lowerer) entryIndex(s *syntax.CallStmt, q *queueDecl, sc *scope) *model.Expr {
+	var idx *model.Expr
+	switch {
+	case s.Index != nil:
+		switch {
+		case !q.array && q.count == 1 && roleIs(q, "gateway"):
+			l.errorf(s.Pos, "gateway `%s` is no family: write `%s.%s(…)`", q.name, q.name, s.Verb)
+		case !q.array:
+			l.errorf(s.Pos, "`%s` is one queue, not a family: write `%s.%s(…)`", q.name, q.name, s.Verb)
+		}
+		idx = l.index(&syntax.Name{Pos: s.Pos, Name: q.name, Index: s.Index}, sc, q.count)
+	case q.count == 1:
+		idx = model.Num(0)
+	default:
+		l.errorf(s.Pos, "`%s` is a family of %d: write `%s[i].%s(…)`", q.name, q.count, q.name, s.Verb)
+		idx = model.Num(0)
+	}
+	return idx
+}
+
+// entryFrom is the source of an entry call `… from P[i]`: a queue whose
+// entries lease, the one q reads from if it pulls or is pushed to. ok is
+// false after an error that stops the call.
+func (l *lowerer) entryFrom(s *syntax.CallStmt, q *queueDecl, entry *syntax.EntryItem, sc *scope) (*fromInfo, bool) {
+	src, ok := l.queues[s.From.Name]
+	switch {
+	case !ok:
+		l.errorf(s.From.Pos, "`from %s`: `%s` is no queue", l.refText(s.From), s.From.Name)
+		return nil, false
+	case src.leases == "":
+		l.errorf(s.From.Pos, "`from %s`: every entry of `%s` must lease a pool on every path", l.refText(s.From), src.name)
+		return nil, false
+	}
+	rel := q.pull
+	if rel == nil {
+		rel = q.push
+	}
+	if rel != nil && rel.source != src {
+		l.errorf(s.From.Pos, "an entry of `%s` is called `from %s`, but `%s` reads from `%s`", q.name, src.name, q.name, rel.source.name)
+	}
+	var sidx *model.Expr
+	switch {
+	case s.From.Index != nil:
+		sidx = l.index(refName(s.From), sc, src.count)
+	case src.count == 1:
+		sidx = model.Num(0)
+	default:
+		l.errorf(s.From.Pos, "`%s` is a family of %d: write `from %s[i]`", src.name, src.count, src.name)
+		sidx = model.Num(0)
+	}
+	return &fromInfo{name: entry.From, q: src, idx: sidx}, true
 }
 
 func roleIs(q *queueDecl, role string) bool {
