@@ -28,8 +28,10 @@ import (
 // offending construct is replaced by something harmless, so one run
 // reports them all.
 
+// A lowerer lowers one program (its main file and the libraries it uses)
+// into prog, collecting errors in errs.
 type lowerer struct {
-	file       string
+	file       string                    // the main file's name: an error's position names it when it names no file
 	sites      map[string]model.Pos      // where each declared name is first declared
 	stale      map[string]string         // attributes last set from a cachedin read, and that read
 	undefs     []undef                   // names undefined where read, which may be attributes declared later
@@ -40,22 +42,26 @@ type lowerer struct {
 	costs      costState                 // cost-typed attributes
 	serverRes  map[string]bool           // the cost keys of the server's resources, once the server is lowered
 	opts       Options
-	errs       ErrorList
-	used       map[string]bool
-	usesArgs   bool
-	prog       *model.Program
+	errs       ErrorList       // every error so far, in the order found
+	used       map[string]bool // the files read (main and libraries), each read once
+	usesArgs   bool            // the program has `use "std/args"`
+	prog       *model.Program  // the program being built
 
-	consts    map[string]float64
-	inputs    map[string]*inputDecl
-	inputList []*inputDecl
-	sets      map[string]Override
-	defs      map[string]*syntax.DefItem
-	defSubst  map[string]*syntax.Expr
+	// Phase 1's names: constants, inputs, the --set and --def overrides, defs.
+	consts    map[string]float64         // each constant's folded value
+	inputs    map[string]*inputDecl      // the args.number inputs by name
+	inputList []*inputDecl               // the same, in declaration order
+	sets      map[string]Override        // Options.Sets by name, the last of each
+	defs      map[string]*syntax.DefItem // every def by name
+	defSubst  map[string]*syntax.Expr    // the bodies Options.Defs gives defs, parsed
 
+	// Attribute, observe and gauge names, and their slots in prog.
 	attrs    map[string]int
 	observes map[string]int
 	gauges   map[string]bool
 
+	// Resources by name: family indices in prog, and the declarations of
+	// devices, engines, queues and relations (`pull`, `push`).
 	stageFams map[string]int
 	poolFams  map[string]int
 	devices   map[string]*deviceDecl
@@ -65,6 +71,7 @@ type lowerer struct {
 	qList     []*queueDecl
 	rels      []*relDecl
 
+	// Phase 2's items, kept from phase 1.
 	workload *syntax.WorkloadItem
 	server   *syntax.ServerItem
 	gaugeAST []*syntax.GaugeItem
@@ -72,11 +79,11 @@ type lowerer struct {
 	poolAST  []*poolDecl
 	share    *syntax.ShareItem
 
-	toolFam          int
-	leasedFams       map[int]bool
-	bindingAttrs     map[int]bool // attributes made from admission bindings
-	serverProgresses bool
-	aggTerms         int
+	toolFam          int             // the stage family of the implicit `tool` delay stage, -1 until one is needed
+	leasedFams       map[int]bool    // pool families some hold leases
+	bindingAttrs     map[int]bool    // attributes made from admission bindings
+	serverProgresses bool            // every path through the server progresses, so a session's `turn;` does
+	aggTerms         int             // the terms aggregates have unrolled to so far, at most 4096
 	forkPos          *lexer.Position // the first `fork`, nil if none
 	joinPos          *lexer.Position // the first `join`
 	turnSet          []int           // see turnSlots
