@@ -604,6 +604,8 @@ var roleEntries = map[string][]string{
 	"link":    {"transfer"},
 }
 
+// queue declares a queue: its name, size and roles, and its members'
+// devices, engines, pools, stage, NIC and entries.
 func (l *lowerer) queue(it *syntax.QueueItem) {
 	if reservedNames[it.Name] {
 		l.errorf(nameAt(it.Pos, it.Tokens, it.Name), "`%s` is a word of the language (an engine's list or a context variable): a queue needs another name", it.Name)
@@ -639,39 +641,11 @@ func (l *lowerer) queue(it *syntax.QueueItem) {
 		case *syntax.PoolItem:
 			l.pool(qi, q)
 		case *syntax.ServeItem:
-			if q.stageFam >= 0 {
-				l.errorf(qi.Pos, "queue `%s` has a stage already", q.name)
-				continue
-			}
-			kind, servers, phi := l.stageKind(qi.Kind, q.name)
-			q.stageFam = l.newStageFam(q.name, q.count, true, kind, servers, phi, qi.Pos)
-			if qi.Latency != nil {
-				q.latFam = l.newStageFam(q.name+".latency", q.count, true, model.Delay, 0, nil, qi.Pos)
-				l.constValue(qi.Latency, "a serve latency")
-			}
+			l.queueServe(q, qi)
 		case *syntax.NicItem:
-			if q.nicFam >= 0 {
-				l.errorf(qi.Pos, "queue `%s` has a NIC already", q.name)
-				continue
-			}
-			kind, servers, phi := l.stageKind(qi.Kind, q.name+".nic")
-			q.nicFam = l.newStageFam(q.name+".nic", q.count, true, kind, servers, phi, qi.Pos)
+			l.queueNIC(q, qi)
 		case *syntax.EntryItem:
-			ok := false
-			for _, r := range q.roles {
-				for _, v := range roleEntries[r] {
-					ok = ok || v == qi.Verb
-				}
-			}
-			if !ok {
-				l.errorf(qi.Pos, "`%s` is no entry of a %s queue", qi.Verb, joinRoles(q.roles))
-			}
-			for _, prev := range q.entries {
-				if prev.Verb == qi.Verb && (prev.From == "") == (qi.From == "") {
-					l.errorf(qi.Pos, "queue `%s` has entry `%s` twice", q.name, qi.Verb)
-				}
-			}
-			q.entries = append(q.entries, qi)
+			l.queueEntry(q, qi)
 		}
 	}
 	for _, en := range q.entries {
@@ -679,6 +653,50 @@ func (l *lowerer) queue(it *syntax.QueueItem) {
 		l.leasedPool(q, en)
 	}
 	l.checkRoles(q, it)
+}
+
+// queueServe declares a queue's stage from its `serve` (and the delay
+// stage of its `latency`).
+func (l *lowerer) queueServe(q *queueDecl, qi *syntax.ServeItem) {
+	if q.stageFam >= 0 {
+		l.errorf(qi.Pos, "queue `%s` has a stage already", q.name)
+		return
+	}
+	kind, servers, phi := l.stageKind(qi.Kind, q.name)
+	q.stageFam = l.newStageFam(q.name, q.count, true, kind, servers, phi, qi.Pos)
+	if qi.Latency != nil {
+		q.latFam = l.newStageFam(q.name+".latency", q.count, true, model.Delay, 0, nil, qi.Pos)
+		l.constValue(qi.Latency, "a serve latency")
+	}
+}
+
+// queueNIC declares a queue's NIC stage.
+func (l *lowerer) queueNIC(q *queueDecl, qi *syntax.NicItem) {
+	if q.nicFam >= 0 {
+		l.errorf(qi.Pos, "queue `%s` has a NIC already", q.name)
+		return
+	}
+	kind, servers, phi := l.stageKind(qi.Kind, q.name+".nic")
+	q.nicFam = l.newStageFam(q.name+".nic", q.count, true, kind, servers, phi, qi.Pos)
+}
+
+// queueEntry adds an entry to a queue: a verb of one of its roles, once.
+func (l *lowerer) queueEntry(q *queueDecl, qi *syntax.EntryItem) {
+	ok := false
+	for _, r := range q.roles {
+		for _, v := range roleEntries[r] {
+			ok = ok || v == qi.Verb
+		}
+	}
+	if !ok {
+		l.errorf(qi.Pos, "`%s` is no entry of a %s queue", qi.Verb, joinRoles(q.roles))
+	}
+	for _, prev := range q.entries {
+		if prev.Verb == qi.Verb && (prev.From == "") == (qi.From == "") {
+			l.errorf(qi.Pos, "queue `%s` has entry `%s` twice", q.name, qi.Verb)
+		}
+	}
+	q.entries = append(q.entries, qi)
 }
 
 // checkRoles refuses a role its queue does not play: each role needs its
