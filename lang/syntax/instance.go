@@ -1,6 +1,8 @@
 package syntax
 
 import (
+	"sync"
+
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 )
@@ -47,11 +49,14 @@ type InstanceSetting struct {
 	Value *Expr  `parser:"@@ ';'"`
 }
 
-var instanceParser = participle.MustBuild[InstanceFile](
-	participle.Lexer(sqLexer),
-	participle.Elide("Comment", "BlockComment", "Whitespace"),
-	participle.UseLookahead(participle.MaxLookahead),
-)
+// instanceParser is built at its first use, like exprParser.
+var instanceParser = sync.OnceValue(func() *participle.Parser[InstanceFile] {
+	return participle.MustBuild[InstanceFile](
+		participle.Lexer(sqLexer),
+		participle.Elide("Comment", "BlockComment", "Whitespace"),
+		participle.UseLookahead(participle.MaxLookahead),
+	)
+})
 
 // ParseInstance parses an instance file. Errors carry positions in
 // filename.
@@ -59,7 +64,7 @@ func ParseInstance(filename string, src []byte) (*InstanceFile, error) {
 	if err := checkText(filename, src); err != nil {
 		return nil, err
 	}
-	f, err := instanceParser.ParseBytes(filename, src)
+	f, err := instanceParser().ParseBytes(filename, src)
 	if err != nil {
 		return nil, convertParseError(filename, err)
 	}
