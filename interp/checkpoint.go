@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"math/rand/v2"
 	"reflect"
 	"sync"
 
@@ -16,15 +15,15 @@ import (
 // A checkpoint is a deep copy of the Sim made by go-clone (CloneSlowly keeps
 // the sharing and cycles of the pointer graph: a session reached from the
 // calendar, a pool's queue and an engine's batch is one session in the
-// copy too). Three kinds of value are not copied the generic way:
+// copy too). Four kinds of value are not copied the generic way:
 //
 //   - the lowered program and everything in it (model pointers) is
 //     immutable and shared;
 //   - the statistics' append-only logs (observe samples, gauge change
 //     points) share their full chunks (chunkLog.share), so a checkpoint
 //     costs the live state, not the history;
-//   - a random stream is a PCG state behind a *rand.Rand that points into
-//     it, rebuilt around the copied state;
+//   - a random stream is copied as a value (its PCG's state is
+//     unexported);
 //   - the stages and engines point at each other inside the Sim's slices;
 //     those pointers are copied as they are and then re-pointed at the
 //     copy's elements (fixInterior).
@@ -75,8 +74,7 @@ func checkpointAllocator() *clone.Allocator {
 		a.SetCustomFunc(reflect.TypeOf(stream{}), func(_ *clone.Allocator, old, nv reflect.Value) {
 			o := old.Addr().Interface().(*stream)
 			n := nv.Addr().Interface().(*stream)
-			n.pcg = o.pcg
-			n.r = rand.New(&n.pcg)
+			*n = *o
 		})
 		shareLog[Sample](a)
 		shareLog[TimePoint](a)

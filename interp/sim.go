@@ -349,12 +349,32 @@ func (s *Sim) Step() bool {
 	// The one recover of the interpreter: a broken invariant becomes an
 	// internal error naming the statement being run, never a crash of the
 	// program driving the simulation.
-	defer func() {
-		if r := recover(); r != nil {
-			cause, _ := r.(error)
-			s.err = &RunError{Pos: s.stmtPos, Time: s.now, Session: -1, Msg: fmt.Sprintf("internal error: %v", r), Err: cause, Stack: debug.Stack()}
+	defer s.recoverInternal()
+	return s.step()
+}
+
+// recoverInternal turns a panic of the interpreter into an internal
+// RunError (deferred by Step and steps).
+func (s *Sim) recoverInternal() {
+	if r := recover(); r != nil {
+		cause, _ := r.(error)
+		s.err = &RunError{Pos: s.stmtPos, Time: s.now, Session: -1, Msg: fmt.Sprintf("internal error: %v", r), Err: cause, Stack: debug.Stack()}
+	}
+}
+
+// steps is up to n Steps under one recover; false when the run is over.
+func (s *Sim) steps(n int) bool {
+	defer s.recoverInternal()
+	for ; n > 0; n-- {
+		if s.Done() || !s.step() {
+			return false
 		}
-	}()
+	}
+	return true
+}
+
+// step is Step without the recover.
+func (s *Sim) step() bool {
 	if len(s.cal) == 0 && s.deadlock() {
 		return false
 	}
@@ -396,10 +416,8 @@ func (s *Sim) RunUntil(t float64) bool {
 
 // Run runs to the end; ctx cancels it between events.
 func (s *Sim) Run(ctx context.Context) error {
-	n := 0
-	for s.Step() {
-		n++
-		if n&4095 == 0 && ctx.Err() != nil {
+	for s.steps(4096) {
+		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 	}

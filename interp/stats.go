@@ -443,6 +443,12 @@ func (a *TimeIntegral) Set(now, v float64) {
 // float64 the scale goes up instead, so that a pool held at 1e308 still
 // averages 1e308, not inf. At scale 0 it is integral + value·dt exactly.
 func (a *TimeIntegral) area(now float64) float64 {
+	if a.scale == 0 {
+		// the common case: Ldexp by 0 is the value itself
+		if x := a.integral + float64(a.value*(now-a.last)); !math.IsInf(x, 0) || math.IsInf(a.value, 0) || math.IsInf(a.integral, 0) {
+			return x
+		}
+	}
 	for {
 		x := a.integral + float64(math.Ldexp(a.value, -a.scale)*(now-a.last))
 		if !math.IsInf(x, 0) || math.IsInf(a.value, 0) || math.IsInf(a.integral, 0) || a.scale >= 2048 {
