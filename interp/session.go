@@ -222,7 +222,7 @@ func (s *Sim) exec(ss *session) {
 			s.fail(ss, st.Pos, "ran %d statements without blocking: a livelock", maxStatements)
 			return
 		}
-		s.stmtPos = st.Pos
+		s.curStmt = st
 		if !s.execStmt(ss, st) {
 			return
 		}

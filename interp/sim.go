@@ -164,7 +164,7 @@ type Sim struct {
 	// budgetOverride, the budget the iteration has left.
 	budgetOverride float64
 	budgetEngine   *engine
-	stmtPos        model.Pos // the statement being executed, for run errors that have no other position
+	curStmt        *model.Stmt // the statement being executed, for run errors that have no other position (curPos)
 	traceData      *traceData
 	keys           keyMins // the key-tuple picks' buffers
 
@@ -358,7 +358,7 @@ func (s *Sim) Step() bool {
 func (s *Sim) recoverInternal() {
 	if r := recover(); r != nil {
 		cause, _ := r.(error)
-		s.err = &RunError{Pos: s.stmtPos, Time: s.now, Session: -1, Msg: fmt.Sprintf("internal error: %v", r), Err: cause, Stack: debug.Stack()}
+		s.err = &RunError{Pos: s.curPos(), Time: s.now, Session: -1, Msg: fmt.Sprintf("internal error: %v", r), Err: cause, Stack: debug.Stack()}
 	}
 }
 
@@ -440,7 +440,7 @@ func (s *Sim) fail(ss *session, pos model.Pos, format string, args ...any) {
 	if ss != nil {
 		serial = int64(ss.serial)
 		if pos.Line == 0 {
-			pos = s.stmtPos
+			pos = s.curPos()
 		}
 	}
 	s.err = &RunError{Pos: pos, Time: s.now, Session: serial, Msg: fmt.Sprintf(format, args...)}
@@ -659,6 +659,14 @@ func (s *Sim) renewalGap() (float64, error) {
 		return 0, &RunError{Time: s.now, Session: -1, Msg: fmt.Sprintf("a renewal gap must be positive and finite, not %s", fmtNum(gap))}
 	}
 	return gap, nil
+}
+
+// curPos is the position of the statement being executed, zero if none.
+func (s *Sim) curPos() model.Pos {
+	if s.curStmt == nil {
+		return model.Pos{}
+	}
+	return s.curStmt.Pos
 }
 
 // fmtNum writes a number in messages as a program would.

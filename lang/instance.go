@@ -3,6 +3,7 @@ package lang
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -44,11 +45,14 @@ type instanceSetting struct {
 	Value *Expr  `parser:"@@ ';'"`
 }
 
-var instanceParser = participle.MustBuild[instanceFile](
-	participle.Lexer(sqLexer),
-	participle.Elide("Comment", "BlockComment", "Whitespace"),
-	participle.UseLookahead(participle.MaxLookahead),
-)
+// instanceParser is built at its first use, like exprParser.
+var instanceParser = sync.OnceValue(func() *participle.Parser[instanceFile] {
+	return participle.MustBuild[instanceFile](
+		participle.Lexer(sqLexer),
+		participle.Elide("Comment", "BlockComment", "Whitespace"),
+		participle.UseLookahead(participle.MaxLookahead),
+	)
+})
 
 // Instance is a parsed instance file.
 type Instance struct {
@@ -71,7 +75,7 @@ func ReadInstance(path string, read func(string) ([]byte, error)) (*Instance, er
 	if err := checkText(path, src); err != nil {
 		return nil, err
 	}
-	f, err := instanceParser.ParseBytes(path, src)
+	f, err := instanceParser().ParseBytes(path, src)
 	if err != nil {
 		return nil, convertParseError(path, err)
 	}

@@ -70,7 +70,7 @@ func parseExprText(name, src string) (*Expr, error) {
 	if err := checkNesting(name, []byte(src)); err != nil {
 		return nil, err
 	}
-	e, err := exprParser.ParseString(name, src)
+	e, err := exprParser().ParseString(name, src)
 	if err != nil {
 		return nil, convertParseError(name, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -52,12 +53,16 @@ var parser = participle.MustBuild[File](
 		&MarkStmt{}, &ToolStmt{}, &TransferStmt{}, &CallStmt{}, &RetiredStmt{}),
 )
 
-// exprParser parses a lone expression (`--set name=expr`, `--def`).
-var exprParser = participle.MustBuild[Expr](
-	participle.Lexer(sqLexer),
-	participle.Elide("Comment", "BlockComment", "Whitespace"),
-	participle.UseLookahead(participle.MaxLookahead),
-)
+// exprParser parses a lone expression (`--set name=expr`, `--def`). It is
+// built at its first use, not at start-up: building a parser is most of
+// the package's initialisation, and most runs parse no lone expression.
+var exprParser = sync.OnceValue(func() *participle.Parser[Expr] {
+	return participle.MustBuild[Expr](
+		participle.Lexer(sqLexer),
+		participle.Elide("Comment", "BlockComment", "Whitespace"),
+		participle.UseLookahead(participle.MaxLookahead),
+	)
+})
 
 // Grammar returns the grammar in EBNF, for a golden file.
 func Grammar() string { return parser.String() }
