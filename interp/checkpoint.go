@@ -28,8 +28,9 @@ import (
 //     those pointers are copied as they are and then re-pointed at the
 //     copy's elements (fixInterior).
 //
-// The tracer is not part of a run's state: a checkpoint has none, and a
-// resumed run gets the one its caller sets.
+// The tracer and the dump sink (Options.Dump) are not part of a run's
+// state: a checkpoint has neither, and a resumed run gets the tracer its
+// caller sets.
 
 // Checkpoint is a frozen copy of a run's state after an event (or at its
 // start). It is never changed: each Resume makes a fresh copy.
@@ -98,10 +99,10 @@ func shareLog[T any](a *clone.Allocator) {
 
 // copyState is the deep copy behind checkpoints.
 func (s *Sim) copyState() *Sim {
-	tracer := s.tracer
-	s.tracer = nil
+	tracer, dump := s.tracer, s.opt.Dump
+	s.tracer, s.opt.Dump = nil, nil
 	c := checkpointAllocator().CloneSlowly(reflect.ValueOf(s)).Interface().(*Sim)
-	s.tracer = tracer
+	s.tracer, s.opt.Dump = tracer, dump
 	c.fixInterior(s)
 	return c
 }

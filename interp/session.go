@@ -148,6 +148,9 @@ func (s *Sim) observe(ss *session, slot int, v float64) {
 	}
 	turn := uint32(ss.attrs[s.p.Builtin.TurnNo])
 	s.obs[slot].Add(s.now, ss.serial, turn, v)
+	if s.opt.Dump != nil {
+		s.opt.Dump.Sample(slot, Sample{Time: s.now, Session: ss.serial, Turn: turn, Value: v})
+	}
 }
 
 func (s *Sim) makeReady(ss *session) {

@@ -35,8 +35,14 @@ type Options struct {
 	// gauges' statistics are folded as the run goes). The report of a run
 	// that ends at its horizon is the same bit for bit; a report taken
 	// before the end has its gauges' CI +Inf. For `serq run` without
-	// --dump or --plot.
+	// --plot (--dump streams the samples and points through Dump).
 	Lean bool
+
+	// Dump, if not nil, receives every observe sample after the warm-up
+	// and every gauge change point as the run makes them (DumpSink), so a
+	// lean run can still write them all out. It is not part of the run's
+	// state: a checkpoint has none.
+	Dump DumpSink
 }
 
 // RunError is a failure of a running program: the program was valid but
@@ -141,17 +147,18 @@ type Sim struct {
 	engs   []engine
 
 	// Statistics.
-	obs        []ObserveStat
-	gauges     []TimeAvg
-	claims     []claimState
-	claimObs   []chunkLog[float64] // every sample (warm-up included) of the observes claims aggregate
-	keepObs    []bool              // by observe slot: a claim aggregates it, so claimObs keeps its samples
-	poolVer    uint64              // bumped by every change of a pool's state
-	gaugeVer   uint64              // poolVer at the last gauge reading
-	gaugeKind  []gaugeKind         // by gauge: what it reads, so when it must be read again (initGauges)
-	gaugeTrees []gaugeTree         // the gaugeOfPools gauges' values (gaugetree.go)
-	poolLeaves [][]leafRef         // for each pool, the gauge trees' leaves that read it
-	gaugeFresh bitset              // gaugeOfPools gauges to read at this instant's end
+	obs         []ObserveStat
+	gauges      []TimeAvg
+	claims      []claimState
+	claimObs    []chunkLog[float64] // every sample (warm-up included) of the observes claims aggregate
+	keepObs     []bool              // by observe slot: a claim aggregates it, so claimObs keeps its samples
+	poolVer     uint64              // bumped by every change of a pool's state
+	gaugeVer    uint64              // poolVer at the last gauge reading
+	gaugeKind   []gaugeKind         // by gauge: what it reads, so when it must be read again (initGauges)
+	gaugeTrees  []gaugeTree         // the gaugeOfPools gauges' values (gaugetree.go)
+	poolLeaves  [][]leafRef         // for each pool, the gauge trees' leaves that read it
+	gaugeFresh  bitset              // gaugeOfPools gauges to read at this instant's end
+	gaugeDumped []int               // by gauge: the change points handed to Options.Dump so far
 
 	// Random streams not of a session (rng.go).
 	arrStream     *stream // arrivals
@@ -215,6 +222,7 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	s.machineStream = m
 	s.obs = make([]ObserveStat, len(p.Observes))
 	s.gauges = make([]TimeAvg, len(p.Gauges))
+	s.gaugeDumped = make([]int, len(p.Gauges))
 	if opt.Lean {
 		for i := range s.obs {
 			s.obs[i].lean = true
@@ -517,7 +525,7 @@ func (s *Sim) endInstant() {
 		switch kind {
 		case gaugeOfPools:
 			if s.gaugeFresh.has(i) {
-				s.gauges[i].Record(s.now, s.readGauge(i))
+				s.recordGauge(i, s.readGauge(i))
 			}
 			continue
 		case gaugePoolsAny:
@@ -525,7 +533,7 @@ func (s *Sim) endInstant() {
 				continue
 			}
 		}
-		s.gauges[i].Record(s.now, s.eval(s.p.Gauges[i].Expr, nil))
+		s.recordGauge(i, s.eval(s.p.Gauges[i].Expr, nil))
 	}
 	s.gaugeFresh.reset()
 	s.gaugePools.reset()
@@ -611,6 +619,7 @@ func (s *Sim) finish() {
 	s.now = s.opt.Horizon
 	s.end = s.opt.Horizon
 	s.finished = true
+	s.flushDump()
 }
 
 func (s *Sim) finishDrained() {
@@ -621,6 +630,7 @@ func (s *Sim) finishDrained() {
 	}
 	s.end = s.now
 	s.finished = true
+	s.flushDump()
 }
 
 // arrive starts a session and schedules the next arrival.

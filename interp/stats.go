@@ -568,6 +568,24 @@ func (g *TimeAvg) recordLean(t, v float64) {
 	g.n++
 }
 
+// recorded is the number of change points recorded and not dropped,
+// folded ones included.
+func (g *TimeAvg) recorded() int {
+	if g.lean {
+		return g.n
+	}
+	return g.points.len()
+}
+
+// fromEnd is the k-th newest point (0 the newest); k < recorded(), and
+// k < 2 when lean (the tail holds the two newest).
+func (g *TimeAvg) fromEnd(k int) TimePoint {
+	if g.lean {
+		return g.tail[len(g.tail)-1-k]
+	}
+	return *g.points.at(g.points.len() - 1 - k)
+}
+
 // Points are the change points in time order, in a fresh slice (none
 // when lean).
 func (g *TimeAvg) Points() []TimePoint { return g.points.appendTo(nil) }

@@ -14,8 +14,10 @@ import (
 // runWithProgress runs the simulation. On a terminal, a run longer than a
 // second shows a progress line on stderr (simulated time, events per
 // second), erased at the end; elsewhere stderr stays silent. A signal
-// caught by in stops the run with an *interruptedError.
-func runWithProgress(sim *interp.Sim, stderr io.Writer, in *interrupts) error {
+// caught by in stops the run with an *interruptedError; an error of
+// failed (the --dump files' first write error), asked every 256 events,
+// stops it with that error.
+func runWithProgress(sim *interp.Sim, stderr io.Writer, in *interrupts, failed func() error) error {
 	f, ok := stderr.(*os.File)
 	tty := ok && isatty.IsTerminal(f.Fd())
 	start := time.Now()
@@ -27,6 +29,14 @@ func runWithProgress(sim *interp.Sim, stderr io.Writer, in *interrupts) error {
 		if n&255 == 0 {
 			if signalHook != nil {
 				signalHook("run", in)
+			}
+			if failed != nil {
+				if err := failed(); err != nil {
+					if shown {
+						fmt.Fprint(stderr, "\r\x1b[K")
+					}
+					return err
+				}
 			}
 			if sig := in.caught(); sig != nil {
 				if shown {
