@@ -58,7 +58,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -589,12 +588,9 @@ func (c *runCmd) Run(e *env) error {
 	if err != nil {
 		return &loadError{file: c.File, err: err}
 	}
+	var gc *leanGC
 	if c.Plot == nil && os.Getenv("GOGC") == "" {
-		// A lean run's heap is mostly its observes' values, pointer-free
-		// chunks that only grow: a GC target of a quarter over the live
-		// heap (not the default double) bounds the peak at no measured
-		// cost in time (issue 14: 84 MB, not 131, for the seed at 200 000 s).
-		debug.SetGCPercent(25)
+		gc = newLeanGC()
 	}
 	in := catchInterrupts()
 	defer in.stop()
@@ -602,7 +598,7 @@ func (c *runCmd) Run(e *env) error {
 	if dump != nil {
 		dumpFailed = dump.failed
 	}
-	if err := runWithProgress(sim, e.stderr, in, dumpFailed); err != nil {
+	if err := runWithProgress(sim, e.stderr, in, dumpFailed, gc); err != nil {
 		if dump != nil && dump.failed() != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, dump.failed())}
 		}
