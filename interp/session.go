@@ -94,7 +94,9 @@ func (s *Sim) newSession() *session {
 		gen := ss.gen + 1
 		attrs, frames, st, ts := ss.attrs, ss.frames[:0], ss.stream, ss.turnStream
 		holds, leases, cache := ss.holds[:0], ss.leases[:0], ss.cache[:0]
-		*ss = session{gen: gen, attrs: attrs, frames: frames, stream: st, turnStream: ts, holds: holds, leases: leases, cache: cache}
+		*ss = session{} // cleared in place, not built aside and copied
+		ss.gen, ss.attrs, ss.frames, ss.stream, ss.turnStream = gen, attrs, frames, st, ts
+		ss.holds, ss.leases, ss.cache = holds, leases, cache
 		for i := range ss.attrs {
 			ss.attrs[i] = 0
 		}
