@@ -508,6 +508,9 @@ func (s *Sim) warmup() {
 //     changed, as before;
 //   - the rest are read at every instant's end.
 func (s *Sim) endInstant() {
+	if len(s.gauges) == 0 {
+		return // nothing to read (and no gauge's pools to track)
+	}
 	if s.gaugeKind == nil {
 		s.initGauges()
 	}
