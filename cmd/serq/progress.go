@@ -26,29 +26,29 @@ func runWithProgress(sim *interp.Sim, stderr io.Writer, in *interrupts, failed f
 	next := start.Add(time.Second)
 	shown := false
 	n := 0
-	for sim.Step() {
-		n++
+	// In batches of 256 events (Sim.StepN: event for event as many Steps),
+	// the checks between them.
+	for sim.StepN(256) == 256 && !sim.Done() {
+		n += 256
 		if n&0xffff == 0 {
 			gc.check()
 		}
-		if n&255 == 0 {
-			if signalHook != nil {
-				signalHook("run", in)
-			}
-			if failed != nil {
-				if err := failed(); err != nil {
-					if shown {
-						fmt.Fprint(stderr, "\r\x1b[K")
-					}
-					return err
-				}
-			}
-			if sig := in.caught(); sig != nil {
+		if signalHook != nil {
+			signalHook("run", in)
+		}
+		if failed != nil {
+			if err := failed(); err != nil {
 				if shown {
 					fmt.Fprint(stderr, "\r\x1b[K")
 				}
-				return &interruptedError{sig: sig, what: fmt.Sprintf("the run stopped at t=%.6g after %d events; no report written", sim.Now(), sim.Events())}
+				return err
 			}
+		}
+		if sig := in.caught(); sig != nil {
+			if shown {
+				fmt.Fprint(stderr, "\r\x1b[K")
+			}
+			return &interruptedError{sig: sig, what: fmt.Sprintf("the run stopped at t=%.6g after %d events; no report written", sim.Now(), sim.Events())}
 		}
 		if !tty || n&1023 != 0 {
 			continue
