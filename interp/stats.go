@@ -464,9 +464,13 @@ type TimeIntegral struct {
 // Set makes the value v from time now on (now is not before the last
 // change).
 func (a *TimeIntegral) Set(now, v float64) {
-	a.integral = a.area(now)
-	a.last = now
-	a.value = v
+	// area's common case inline (a finite area at scale 0); area again
+	// otherwise, from the same state
+	x := a.integral + float64(a.value*(now-a.last))
+	if a.scale != 0 || x-x != 0 {
+		x = a.area(now)
+	}
+	a.integral, a.last, a.value = x, now, v
 }
 
 // area is the area up to now, in the scale: the stored area plus the
