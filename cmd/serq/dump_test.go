@@ -1,14 +1,18 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/serq/serq/internal/testutil"
 )
@@ -128,5 +132,36 @@ func TestDumpRunFailureLeavesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(old, "gauge")); err != nil {
 		t.Errorf("the old DIR's gauge directory: %v, want it kept", err)
+	}
+}
+
+// TestDumpWriteFailureStopsTheRun: a dump file that cannot be written (a
+// file size limit: the write fails with EFBIG) stops the run within 256
+// events, not at its end (the horizon here is a day of events away: the
+// deadline catches a run that goes on), and leaves no file.
+func TestDumpWriteFailureStopsTheRun(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "p.sq"), []byte(long), 0o644)
+	js, _ := json.Marshal([]string{"run", "p.sq", "--horizon", "1e12", "--dump", "out"})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0])
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SERQ_HELPER_ARGS="+string(js), "SERQ_HELPER_FSIZE=65536")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatal("the run went on after the dump's write failed")
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want status 1; stderr %q", err, errb.String())
+	}
+	msg := errb.String()
+	if !strings.HasPrefix(msg, "p.sq: cannot write out: write out/.response.csv.tmp") || !strings.HasSuffix(msg, ": file too large\n") || out.String() != "" {
+		t.Errorf("stdout %q, stderr %q; want none and p.sq: cannot write out: write out/.response.csv.tmp…: file too large", out.String(), msg)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("out/ is left (%v)", err)
 	}
 }
