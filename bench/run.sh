@@ -4,9 +4,10 @@
 #   serq run examples/single-turn/mg1.sq --horizon H --warmup W
 #
 # beside the hand-written Go M/M/1 (the floor an interpreter can approach)
-# and SimPy 2 at the same horizon, from one run each (bash `time`), and
-# the ratios.
-# Goal: serq within 3x of the floor and at least 30x faster than SimPy.
+# and SimPy 2 at the same horizon (bash `time`), and the ratios: serq and
+# the floor the median of REPS runs (default 5), SimPy one run.
+# Goal: serq within 3x of the floor (issue 14: 1.5x) and at least 30x
+# faster than SimPy.
 #
 #   bench/run.sh [HORIZON [WARMUP [SEED]]]     (default 250000 25000 1)
 #
@@ -16,8 +17,9 @@
 # user seconds, peak RSS (/usr/bin/time) and user ns per event, and the
 # cost per event of 32/32 against 2/2 (goal <= 1.5); and the long-horizon
 # memory case, the seed's peak RSS at horizons 2000 and 20000 (goal: the
-# ratio <= 1.5) and, with LONG=1, 200000 (goal <= 100 MB; about two
-# minutes). SCALE=0 skips them. The family sizes are plain lets (an input
+# ratio <= 1.5), at 20000 with --dump (streamed to the files, so about the
+# same) and, with LONG=1, 200000 (goal <= 100 MB; about two minutes).
+# SCALE=0 skips them. The family sizes are plain lets (an input
 # may not size a family), so the variants are the seed's text with its
 # two lets rewritten, written beside a link to lib/ so its `use` resolves.
 #
@@ -58,39 +60,44 @@ py="$(simpy_python)" || {
 	py="$(simpy_python)" || py=""
 }
 
-# timed NAME CMD...: runs CMD once, prints its first result line, and sets
-# the variable NAME to the wall time in seconds (bash `time`, to the
-# millisecond: /usr/bin/time -f %e has only hundredths, too coarse for the
-# floor).
+# timed NAME REPS CMD...: runs CMD REPS times, prints its first result
+# line, and sets the variable NAME to the median wall time in seconds
+# (bash `time`, to the millisecond: /usr/bin/time -f %e has only
+# hundredths, too coarse for the floor).
 timed() {
-	local var="$1"
-	shift
+	local var="$1" reps="$2"
+	shift 2
 	local out="$tmp/$var.out" tfile="$tmp/$var.time" TIMEFORMAT=%3R
-	{ time "$@" >"$out" 2>"$tmp/$var.err"; } 2>"$tfile" || {
-		echo "bench: $var failed:" >&2
-		cat "$tmp/$var.err" >&2
-		exit 1
-	}
-	printf -v "$var" '%s' "$(tail -n 1 "$tfile")"
+	: >"$tmp/$var.times"
+	for _ in $(seq "$reps"); do
+		{ time "$@" >"$out" 2>"$tmp/$var.err"; } 2>"$tfile" || {
+			echo "bench: $var failed:" >&2
+			cat "$tmp/$var.err" >&2
+			exit 1
+		}
+		tail -n 1 "$tfile" >>"$tmp/$var.times"
+	done
+	printf -v "$var" '%s' "$(sort -n "$tmp/$var.times" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"
 	printf '%-7s %7ss  %s\n' "$var" "${!var}" "$(grep -E '^(run:|mean_response)' "$out" | head -n 1)"
 	if [ "$var" = serq ]; then
 		grep -E '^response ' "$out" | sed 's/^/                  /'
 	fi
 }
 
-echo "M/M/1 rho 0.8, horizon $horizon, warmup $warmup, seed $seed; wall seconds:"
-timed serq "$tmp/serq" run "$root/examples/single-turn/mg1.sq" \
+reps="${REPS:-5}"
+echo "M/M/1 rho 0.8, horizon $horizon, warmup $warmup, seed $seed; wall seconds, median of $reps (SimPy: 1):"
+timed serq "$reps" "$tmp/serq" run "$root/examples/single-turn/mg1.sq" \
 	--horizon "$horizon" --warmup "$warmup" --seed "$seed"
-timed floor "$tmp/mm1-limit" -horizon "$horizon" -warmup "$warmup" -seed "$seed"
+timed floor "$reps" "$tmp/mm1-limit" -horizon "$horizon" -warmup "$warmup" -seed "$seed"
 if [ -n "$py" ]; then
-	timed simpy "$py" "$root/bench/mm1_simpy2.py" 0.8 "$horizon" "$warmup" "$seed"
+	timed simpy 1 "$py" "$root/bench/mm1_simpy2.py" 0.8 "$horizon" "$warmup" "$seed"
 else
 	simpy=""
 	echo "simpy   skipped: no python3 with SimPy 2 (Debian's python3-simpy)"
 fi
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else printf "inf" }'; }
-echo "serq / floor = $(ratio "$serq" "$floor")x (goal <= 3)"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "inf" }'; }
+echo "serq / floor = $(ratio "$serq" "$floor")x (issue 3's goal <= 3, issue 14's <= 1.5)"
 if [ -n "$simpy" ]; then
 	echo "simpy / serq = $(ratio "$simpy" "$serq")x (goal >= 30)"
 fi
@@ -147,6 +154,8 @@ seed="$root/examples/pd-disaggregation/llmd_nixl_pull.sq"
 measured m2000 "$seed" 2000
 measured m20000 "$seed" 20000
 echo "RSS 20000 / 2000 = $(ratio "$m20000_rss" "$m2000_rss")x (goal <= 1.5)"
+measured d20000 "$seed" 20000 --dump "$tmp/dump"
+echo "RSS 20000 with --dump / without = $(ratio "$d20000_rss" "$m20000_rss")x (the dump is streamed: about 1)"
 if [ "${LONG:-0}" = 1 ]; then
 	measured m200000 "$seed" 200000
 	echo "RSS at 200000 = $(awk -v m="$m200000_rss" 'BEGIN { printf "%.1f", m / 1024 }') MB (goal <= 100)"

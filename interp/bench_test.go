@@ -113,17 +113,39 @@ func BenchmarkSeedTable(b *testing.B) {
 	benchRun(b, p, interp.Options{Horizon: 2000, Warmup: 200, Seed: 1})
 }
 
+// discardSink is a DumpSink that counts what it is handed and keeps none.
+type discardSink struct{ samples, points uint64 }
+
+func (d *discardSink) Sample(int, interp.Sample)   { d.samples++ }
+func (d *discardSink) Point(int, interp.TimePoint) { d.points++ }
+
 // BenchmarkSeedMemory is the long-horizon memory case: the seed, lean as
 // `serq run` runs it, at horizons 2000 and 20000 (warm-up 200), with the
 // live heap at the end of the run (before the report) in MB: flat in the
-// horizon but for one float64 per observe sample.
+// horizon but for one float64 per observe sample. The dump variants hand
+// every sample and change point to a sink, as `serq run --dump` does: the
+// same live heap. Horizon 200000 (about two minutes a run) is bench/run.sh's
+// LONG=1 row.
 func BenchmarkSeedMemory(b *testing.B) {
 	p := loadExample(b, "pd-disaggregation/llmd_nixl_pull.sq", nil)
-	for _, h := range []float64{2000, 20000} {
-		b.Run(fmt.Sprintf("h%g", h), func(b *testing.B) {
+	for _, c := range []struct {
+		h    float64
+		dump bool
+	}{{2000, false}, {20000, false}, {2000, true}, {20000, true}} {
+		name := fmt.Sprintf("h%g", c.h)
+		if c.dump {
+			name += "/dump"
+		}
+		h := c.h
+		b.Run(name, func(b *testing.B) {
 			var mb float64
 			for b.Loop() {
-				s, err := interp.New(p, interp.Options{Horizon: h, Warmup: 200, Seed: 1, Lean: true})
+				opt := interp.Options{Horizon: h, Warmup: 200, Seed: 1, Lean: true}
+				sink := &discardSink{}
+				if c.dump {
+					opt.Dump = sink
+				}
+				s, err := interp.New(p, opt)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -135,6 +157,9 @@ func BenchmarkSeedMemory(b *testing.B) {
 				runtime.ReadMemStats(&m)
 				runtime.KeepAlive(s)
 				mb = float64(m.HeapAlloc) / (1 << 20)
+				if c.dump && (sink.samples == 0 || sink.points == 0) {
+					b.Fatalf("the sink got %d samples and %d points", sink.samples, sink.points)
+				}
 				b.StartTimer()
 			}
 			b.ReportMetric(mb, "live-MB")

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"math/rand/v2"
 	"reflect"
 	"sync"
 
@@ -16,21 +15,22 @@ import (
 // A checkpoint is a deep copy of the Sim made by go-clone (CloneSlowly keeps
 // the sharing and cycles of the pointer graph: a session reached from the
 // calendar, a pool's queue and an engine's batch is one session in the
-// copy too). Three kinds of value are not copied the generic way:
+// copy too). Four kinds of value are not copied the generic way:
 //
 //   - the lowered program and everything in it (model pointers) is
 //     immutable and shared;
 //   - the statistics' append-only logs (observe samples, gauge change
 //     points) share their full chunks (chunkLog.share), so a checkpoint
 //     costs the live state, not the history;
-//   - a random stream is a PCG state behind a *rand.Rand that points into
-//     it, rebuilt around the copied state;
+//   - a random stream is copied as a value (its PCG's state is
+//     unexported);
 //   - the stages and engines point at each other inside the Sim's slices;
 //     those pointers are copied as they are and then re-pointed at the
 //     copy's elements (fixInterior).
 //
-// The tracer is not part of a run's state: a checkpoint has none, and a
-// resumed run gets the one its caller sets.
+// The tracer and the dump sink (Options.Dump) are not part of a run's
+// state: a checkpoint has neither, and a resumed run gets the tracer its
+// caller sets.
 
 // Checkpoint is a frozen copy of a run's state after an event (or at its
 // start). It is never changed: each Resume makes a fresh copy.
@@ -75,8 +75,7 @@ func checkpointAllocator() *clone.Allocator {
 		a.SetCustomFunc(reflect.TypeOf(stream{}), func(_ *clone.Allocator, old, nv reflect.Value) {
 			o := old.Addr().Interface().(*stream)
 			n := nv.Addr().Interface().(*stream)
-			n.pcg = o.pcg
-			n.r = rand.New(&n.pcg)
+			*n = *o
 		})
 		shareLog[Sample](a)
 		shareLog[TimePoint](a)
@@ -100,10 +99,10 @@ func shareLog[T any](a *clone.Allocator) {
 
 // copyState is the deep copy behind checkpoints.
 func (s *Sim) copyState() *Sim {
-	tracer := s.tracer
-	s.tracer = nil
+	tracer, dump := s.tracer, s.opt.Dump
+	s.tracer, s.opt.Dump = nil, nil
 	c := checkpointAllocator().CloneSlowly(reflect.ValueOf(s)).Interface().(*Sim)
-	s.tracer = tracer
+	s.tracer, s.opt.Dump = tracer, dump
 	c.fixInterior(s)
 	return c
 }

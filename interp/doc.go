@@ -97,6 +97,8 @@
 //   - stats.go: the statistics accumulators (means, batch-means confidence
 //     intervals, quantiles, time averages); only interp uses them.
 //   - report.go: the [Report] types and building them from a run.
+//   - dump.go: the [DumpSink] that receives the samples and gauge change
+//     points as the run makes them ([Options.Dump], `serq run --dump`).
 //   - tolerance.go: the tolerances of float comparisons of units and tokens.
 //   - dirty.go, memo.go, gaugetree.go: the fast paths: the members the
 //     settle visits, engine expressions evaluated again only when what they

@@ -73,7 +73,7 @@ func (s *Sim) checkProgress() {
 		} else {
 			msg += "out of reach: time does not advance"
 		}
-		s.err = &ProgressError{RunError: RunError{Pos: s.stmtPos, Time: s.now, Session: -1, Msg: msg}}
+		s.err = &ProgressError{RunError: RunError{Pos: s.curPos(), Time: s.now, Session: -1, Msg: msg}}
 		return
 	}
 	g.windowStart, g.windowEvent = s.now, s.events

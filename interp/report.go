@@ -260,8 +260,9 @@ func (s *Sim) Report() *Report {
 		MeanLive: s.liveAvg.Mean(end),
 	}
 	tests := testObserves(p)
+	var keys []int64
 	for i, name := range p.Observes {
-		r.Observes = append(r.Observes, s.obs[i].Row(name, tests[i]))
+		r.Observes = append(r.Observes, s.obs[i].row(name, tests[i], &keys))
 	}
 	for i, g := range p.Gauges {
 		r.Gauges = append(r.Gauges, s.gauges[i].Row(g.Name, s.opt.Warmup, end))

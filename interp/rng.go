@@ -25,26 +25,41 @@ const (
 	kindTrace
 )
 
-// stream is a reseedable random source.
+// stream is a reseedable random source: a PCG named by (seed, kind, a, b).
+// Seeding only records the name; the PCG's state is derived from it at the
+// stream's first draw, so a stream that is seeded and never drawn from (a
+// session whose statements draw nothing) costs nothing. Its draws are
+// math/rand/v2's Rand.Float64 over the PCG, bit for bit, without the
+// interface call.
 type stream struct {
-	pcg rand.PCG
-	r   *rand.Rand
+	pcg     rand.PCG
+	key     [4]uint64 // (seed, kind, a, b) of a seed not yet applied
+	pending bool      // key names the stream; pcg is not seeded yet
 }
 
-func newStream() *stream {
-	s := &stream{}
-	s.r = rand.New(&s.pcg)
-	return s
-}
+func newStream() *stream { return &stream{} }
 
 // seed resets the stream to the one named by (seed, kind, a, b).
 func (s *stream) seed(seed, kind, a, b uint64) {
-	h := splitmix64(seed ^ splitmix64(kind))
-	s.pcg.Seed(splitmix64(h^splitmix64(a)), splitmix64(h^splitmix64(b)+kind))
+	s.key = [4]uint64{seed, kind, a, b}
+	s.pending = true
 }
 
-// u returns a uniform number in [0, 1).
-func (s *stream) u() float64 { return s.r.Float64() }
+// apply seeds the PCG from the pending key.
+func (s *stream) apply() {
+	seed, kind, a, b := s.key[0], s.key[1], s.key[2], s.key[3]
+	h := splitmix64(seed ^ splitmix64(kind))
+	s.pcg.Seed(splitmix64(h^splitmix64(a)), splitmix64(h^splitmix64(b)+kind))
+	s.pending = false
+}
+
+// u returns a uniform number in [0, 1): math/rand/v2's Rand.Float64.
+func (s *stream) u() float64 {
+	if s.pending {
+		s.apply()
+	}
+	return float64(s.pcg.Uint64()<<11>>11) / (1 << 53)
+}
 
 // draw samples a distribution exactly as docs/language.md §6.4 defines it.
 func draw(f model.Func, args []float64, s *stream) float64 {

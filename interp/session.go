@@ -94,7 +94,9 @@ func (s *Sim) newSession() *session {
 		gen := ss.gen + 1
 		attrs, frames, st, ts := ss.attrs, ss.frames[:0], ss.stream, ss.turnStream
 		holds, leases, cache := ss.holds[:0], ss.leases[:0], ss.cache[:0]
-		*ss = session{gen: gen, attrs: attrs, frames: frames, stream: st, turnStream: ts, holds: holds, leases: leases, cache: cache}
+		*ss = session{} // cleared in place, not built aside and copied
+		ss.gen, ss.attrs, ss.frames, ss.stream, ss.turnStream = gen, attrs, frames, st, ts
+		ss.holds, ss.leases, ss.cache = holds, leases, cache
 		for i := range ss.attrs {
 			ss.attrs[i] = 0
 		}
@@ -148,6 +150,9 @@ func (s *Sim) observe(ss *session, slot int, v float64) {
 	}
 	turn := uint32(ss.attrs[s.p.Builtin.TurnNo])
 	s.obs[slot].Add(s.now, ss.serial, turn, v)
+	if s.opt.Dump != nil {
+		s.opt.Dump.Sample(slot, Sample{Time: s.now, Session: ss.serial, Turn: turn, Value: v})
+	}
 }
 
 func (s *Sim) makeReady(ss *session) {
@@ -222,7 +227,7 @@ func (s *Sim) exec(ss *session) {
 			s.fail(ss, st.Pos, "ran %d statements without blocking: a livelock", maxStatements)
 			return
 		}
-		s.stmtPos = st.Pos
+		s.curStmt = st
 		if !s.execStmt(ss, st) {
 			return
 		}

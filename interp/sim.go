@@ -35,8 +35,14 @@ type Options struct {
 	// gauges' statistics are folded as the run goes). The report of a run
 	// that ends at its horizon is the same bit for bit; a report taken
 	// before the end has its gauges' CI +Inf. For `serq run` without
-	// --dump or --plot.
+	// --plot (--dump streams the samples and points through Dump).
 	Lean bool
+
+	// Dump, if not nil, receives every observe sample after the warm-up
+	// and every gauge change point as the run makes them (DumpSink), so a
+	// lean run can still write them all out. It is not part of the run's
+	// state: a checkpoint has none.
+	Dump DumpSink
 }
 
 // RunError is a failure of a running program: the program was valid but
@@ -141,17 +147,18 @@ type Sim struct {
 	engs   []engine
 
 	// Statistics.
-	obs        []ObserveStat
-	gauges     []TimeAvg
-	claims     []claimState
-	claimObs   []chunkLog[float64] // every sample (warm-up included) of the observes claims aggregate
-	keepObs    []bool              // by observe slot: a claim aggregates it, so claimObs keeps its samples
-	poolVer    uint64              // bumped by every change of a pool's state
-	gaugeVer   uint64              // poolVer at the last gauge reading
-	gaugeKind  []gaugeKind         // by gauge: what it reads, so when it must be read again (initGauges)
-	gaugeTrees []gaugeTree         // the gaugeOfPools gauges' values (gaugetree.go)
-	poolLeaves [][]leafRef         // for each pool, the gauge trees' leaves that read it
-	gaugeFresh bitset              // gaugeOfPools gauges to read at this instant's end
+	obs         []ObserveStat
+	gauges      []TimeAvg
+	claims      []claimState
+	claimObs    []chunkLog[float64] // every sample (warm-up included) of the observes claims aggregate
+	keepObs     []bool              // by observe slot: a claim aggregates it, so claimObs keeps its samples
+	poolVer     uint64              // bumped by every change of a pool's state
+	gaugeVer    uint64              // poolVer at the last gauge reading
+	gaugeKind   []gaugeKind         // by gauge: what it reads, so when it must be read again (initGauges)
+	gaugeTrees  []gaugeTree         // the gaugeOfPools gauges' values (gaugetree.go)
+	poolLeaves  [][]leafRef         // for each pool, the gauge trees' leaves that read it
+	gaugeFresh  bitset              // gaugeOfPools gauges to read at this instant's end
+	gaugeDumped []int               // by gauge: the change points handed to Options.Dump so far
 
 	// Random streams not of a session (rng.go).
 	arrStream     *stream // arrivals
@@ -164,7 +171,7 @@ type Sim struct {
 	// budgetOverride, the budget the iteration has left.
 	budgetOverride float64
 	budgetEngine   *engine
-	stmtPos        model.Pos // the statement being executed, for run errors that have no other position
+	curStmt        *model.Stmt // the statement being executed, for run errors that have no other position (curPos)
 	traceData      *traceData
 	keys           keyMins // the key-tuple picks' buffers
 
@@ -215,6 +222,7 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	s.machineStream = m
 	s.obs = make([]ObserveStat, len(p.Observes))
 	s.gauges = make([]TimeAvg, len(p.Gauges))
+	s.gaugeDumped = make([]int, len(p.Gauges))
 	if opt.Lean {
 		for i := range s.obs {
 			s.obs[i].lean = true
@@ -349,12 +357,32 @@ func (s *Sim) Step() bool {
 	// The one recover of the interpreter: a broken invariant becomes an
 	// internal error naming the statement being run, never a crash of the
 	// program driving the simulation.
-	defer func() {
-		if r := recover(); r != nil {
-			cause, _ := r.(error)
-			s.err = &RunError{Pos: s.stmtPos, Time: s.now, Session: -1, Msg: fmt.Sprintf("internal error: %v", r), Err: cause, Stack: debug.Stack()}
+	defer s.recoverInternal()
+	return s.step()
+}
+
+// recoverInternal turns a panic of the interpreter into an internal
+// RunError (deferred by Step and steps).
+func (s *Sim) recoverInternal() {
+	if r := recover(); r != nil {
+		cause, _ := r.(error)
+		s.err = &RunError{Pos: s.curPos(), Time: s.now, Session: -1, Msg: fmt.Sprintf("internal error: %v", r), Err: cause, Stack: debug.Stack()}
+	}
+}
+
+// steps is up to n Steps under one recover; false when the run is over.
+func (s *Sim) steps(n int) bool {
+	defer s.recoverInternal()
+	for ; n > 0; n-- {
+		if s.Done() || !s.step() {
+			return false
 		}
-	}()
+	}
+	return true
+}
+
+// step is Step without the recover.
+func (s *Sim) step() bool {
 	if len(s.cal) == 0 && s.deadlock() {
 		return false
 	}
@@ -396,10 +424,8 @@ func (s *Sim) RunUntil(t float64) bool {
 
 // Run runs to the end; ctx cancels it between events.
 func (s *Sim) Run(ctx context.Context) error {
-	n := 0
-	for s.Step() {
-		n++
-		if n&4095 == 0 && ctx.Err() != nil {
+	for s.steps(4096) {
+		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 	}
@@ -422,7 +448,7 @@ func (s *Sim) fail(ss *session, pos model.Pos, format string, args ...any) {
 	if ss != nil {
 		serial = int64(ss.serial)
 		if pos.Line == 0 {
-			pos = s.stmtPos
+			pos = s.curPos()
 		}
 	}
 	s.err = &RunError{Pos: pos, Time: s.now, Session: serial, Msg: fmt.Sprintf(format, args...)}
@@ -482,6 +508,9 @@ func (s *Sim) warmup() {
 //     changed, as before;
 //   - the rest are read at every instant's end.
 func (s *Sim) endInstant() {
+	if len(s.gauges) == 0 {
+		return // nothing to read (and no gauge's pools to track)
+	}
 	if s.gaugeKind == nil {
 		s.initGauges()
 	}
@@ -499,7 +528,7 @@ func (s *Sim) endInstant() {
 		switch kind {
 		case gaugeOfPools:
 			if s.gaugeFresh.has(i) {
-				s.gauges[i].Record(s.now, s.readGauge(i))
+				s.recordGauge(i, s.readGauge(i))
 			}
 			continue
 		case gaugePoolsAny:
@@ -507,7 +536,7 @@ func (s *Sim) endInstant() {
 				continue
 			}
 		}
-		s.gauges[i].Record(s.now, s.eval(s.p.Gauges[i].Expr, nil))
+		s.recordGauge(i, s.eval(s.p.Gauges[i].Expr, nil))
 	}
 	s.gaugeFresh.reset()
 	s.gaugePools.reset()
@@ -593,6 +622,7 @@ func (s *Sim) finish() {
 	s.now = s.opt.Horizon
 	s.end = s.opt.Horizon
 	s.finished = true
+	s.flushDump()
 }
 
 func (s *Sim) finishDrained() {
@@ -603,6 +633,7 @@ func (s *Sim) finishDrained() {
 	}
 	s.end = s.now
 	s.finished = true
+	s.flushDump()
 }
 
 // arrive starts a session and schedules the next arrival.
@@ -641,6 +672,14 @@ func (s *Sim) renewalGap() (float64, error) {
 		return 0, &RunError{Time: s.now, Session: -1, Msg: fmt.Sprintf("a renewal gap must be positive and finite, not %s", fmtNum(gap))}
 	}
 	return gap, nil
+}
+
+// curPos is the position of the statement being executed, zero if none.
+func (s *Sim) curPos() model.Pos {
+	if s.curStmt == nil {
+		return model.Pos{}
+	}
+	return s.curStmt.Pos
 }
 
 // fmtNum writes a number in messages as a program would.

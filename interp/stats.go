@@ -90,10 +90,12 @@ func BatchMeansHalfWidth(xs []float64, batches int) float64 {
 }
 
 // batchSums are BatchMeansHalfWidth's batch sums taken value by value, in
-// order: batch b sums values b·size … (b+1)·size−1 from 0.
+// order: batch b sums values b·size … (b+1)·size−1 from 0. The batch and
+// the place in it are counted, not divided out of the value's index.
 type batchSums struct {
-	size, i int
-	sums    []float64
+	size int
+	b, j int // the batch of the next value, and its place in the batch
+	sums []float64
 }
 
 func newBatchSums(n, batches int) batchSums {
@@ -101,10 +103,12 @@ func newBatchSums(n, batches int) batchSums {
 }
 
 func (a *batchSums) add(x float64) {
-	if b := a.i / a.size; b < len(a.sums) {
-		a.sums[b] += x
+	if a.b < len(a.sums) {
+		a.sums[a.b] += x
+		if a.j++; a.j == a.size {
+			a.b, a.j = a.b+1, 0
+		}
 	}
-	a.i++
 }
 
 // halfWidth is BatchMeansHalfWidth from the sums (size >= 1, >= 2 batches).
@@ -154,47 +158,64 @@ func quantileOfKeys(keys []int64, q float64) float64 {
 	return math.Float64frombits(uint64(k ^ int64(uint64(k>>63)>>1)))
 }
 
-// statSelect returns the k-th smallest key (0-based), reordering keys: a
-// quickselect with a median-of-three pivot, linear on average, where a
-// sort would be n log n.
+// statSelect returns the k-th smallest key (0-based), reordering keys:
+// Floyd and Rivest's SELECT, which first narrows [lo, hi] to a sample's
+// neighbourhood of rank k (recursively, for ranges over 600 keys), so it
+// takes about n + min(k, n−k) comparisons where a quickselect takes 2n to
+// 3n, and a sort n log n. The float arithmetic only picks the
+// neighbourhood: the result is the k-th key whatever it rounds to.
 func statSelect(a []int64, k int) int64 {
-	lo, hi := 0, len(a)-1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if a[mid] < a[lo] {
-			a[mid], a[lo] = a[lo], a[mid]
+	statSelectRange(a, 0, len(a)-1, k)
+	return a[k]
+}
+
+// statSelectRange puts the k-th smallest of a[lo..hi] at a[k], the smaller
+// keys before it and the larger after it (lo <= k <= hi).
+func statSelectRange(a []int64, lo, hi, k int) {
+	for hi > lo {
+		if hi-lo > 600 {
+			n := float64(hi - lo + 1)
+			i := float64(k - lo + 1)
+			z := math.Log(n)
+			s := 0.5 * math.Exp(2*z/3)
+			sd := 0.5 * math.Sqrt(z*s*(n-s)/n)
+			if i < n/2 {
+				sd = -sd
+			}
+			newLo := max(lo, int(float64(k)-i*s/n+sd))
+			newHi := min(hi, int(float64(k)+(n-i)*s/n+sd))
+			statSelectRange(a, newLo, newHi, k)
 		}
-		if a[hi] < a[lo] {
+		t := a[k]
+		i, j := lo, hi
+		a[lo], a[k] = a[k], a[lo]
+		if a[hi] > t {
 			a[hi], a[lo] = a[lo], a[hi]
 		}
-		if a[hi] < a[mid] {
-			a[hi], a[mid] = a[mid], a[hi]
-		}
-		pivot := a[mid]
-		i, j := lo, hi
-		for i <= j {
-			for a[i] < pivot {
+		for i < j {
+			a[i], a[j] = a[j], a[i]
+			i++
+			j--
+			for a[i] < t {
 				i++
 			}
-			for a[j] > pivot {
-				j--
-			}
-			if i <= j {
-				a[i], a[j] = a[j], a[i]
-				i++
+			for a[j] > t {
 				j--
 			}
 		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return a[k]
+		if a[lo] == t {
+			a[lo], a[j] = a[j], a[lo]
+		} else {
+			j++
+			a[j], a[hi] = a[hi], a[j]
+		}
+		if j <= k {
+			lo = j + 1
+		}
+		if k <= j {
+			hi = j - 1
 		}
 	}
-	return a[k]
 }
 
 // statNearestRank is ceil(q·n) clamped to [1, n] (n > 0).
@@ -375,6 +396,13 @@ func (o *ObserveStat) Values() []float64 {
 // observed expression is a test (its top-level operator a comparison,
 // `&&`, `||` or `!`). The row shares the sample slice.
 func (o *ObserveStat) Row(name string, test bool) ObserveRow {
+	var keys []int64
+	return o.row(name, test, &keys)
+}
+
+// row is Row with the quantile's keys in *keys, grown as needed: a report
+// reuses one buffer for all its observes.
+func (o *ObserveStat) row(name string, test bool, buf *[]int64) ObserveRow {
 	// one pass over the values, in recording order: the batch sums, the
 	// quantile's keys, whether all are 0
 	n := o.samples.len()
@@ -387,7 +415,10 @@ func (o *ObserveStat) Row(name string, test bool) ObserveRow {
 	if withCI {
 		sums = newBatchSums(n, CIBatches)
 	}
-	keys := make([]int64, 0, n)
+	if cap(*buf) < n {
+		*buf = make([]int64, 0, n)
+	}
+	keys := (*buf)[:0]
 	zero := true
 	o.eachValues(func(vs []float64) {
 		for _, x := range vs {
@@ -433,9 +464,13 @@ type TimeIntegral struct {
 // Set makes the value v from time now on (now is not before the last
 // change).
 func (a *TimeIntegral) Set(now, v float64) {
-	a.integral = a.area(now)
-	a.last = now
-	a.value = v
+	// area's common case inline (a finite area at scale 0); area again
+	// otherwise, from the same state
+	x := a.integral + float64(a.value*(now-a.last))
+	if a.scale != 0 || x-x != 0 {
+		x = a.area(now)
+	}
+	a.integral, a.last, a.value = x, now, v
 }
 
 // area is the area up to now, in the scale: the stored area plus the
@@ -443,6 +478,12 @@ func (a *TimeIntegral) Set(now, v float64) {
 // float64 the scale goes up instead, so that a pool held at 1e308 still
 // averages 1e308, not inf. At scale 0 it is integral + value·dt exactly.
 func (a *TimeIntegral) area(now float64) float64 {
+	if a.scale == 0 {
+		// the common case: Ldexp by 0 is the value itself
+		if x := a.integral + float64(a.value*(now-a.last)); !math.IsInf(x, 0) || math.IsInf(a.value, 0) || math.IsInf(a.integral, 0) {
+			return x
+		}
+	}
 	for {
 		x := a.integral + float64(math.Ldexp(a.value, -a.scale)*(now-a.last))
 		if !math.IsInf(x, 0) || math.IsInf(a.value, 0) || math.IsInf(a.integral, 0) || a.scale >= 2048 {
@@ -560,6 +601,24 @@ func (g *TimeAvg) recordLean(t, v float64) {
 	}
 	g.tail = append(g.tail, TimePoint{Time: t, Value: v})
 	g.n++
+}
+
+// recorded is the number of change points recorded and not dropped,
+// folded ones included.
+func (g *TimeAvg) recorded() int {
+	if g.lean {
+		return g.n
+	}
+	return g.points.len()
+}
+
+// fromEnd is the k-th newest point (0 the newest); k < recorded(), and
+// k < 2 when lean (the tail holds the two newest).
+func (g *TimeAvg) fromEnd(k int) TimePoint {
+	if g.lean {
+		return g.tail[len(g.tail)-1-k]
+	}
+	return *g.points.at(g.points.len() - 1 - k)
 }
 
 // Points are the change points in time order, in a fresh slice (none

@@ -58,7 +58,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -569,24 +568,41 @@ func (c *runCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	sim, err := interp.New(prog, interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version, MaxLive: maxLive, NoFastPath: c.NoFastPath,
+	opt := interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version, MaxLive: maxLive, NoFastPath: c.NoFastPath,
 		OpenTrace: safeio.OpenReader,
-		// the samples and change points are kept only for the files that
-		// list or chart them
-		Lean: c.Dump == nil && c.Plot == nil})
+		// the samples and change points are kept only for the charts of
+		// --plot; --dump writes them as the run goes
+		Lean: c.Plot == nil}
+	var dump *dumpWriter
+	if c.Dump != nil {
+		gauges := make([]string, len(prog.Gauges))
+		for i, g := range prog.Gauges {
+			gauges[i] = g.Name
+		}
+		if dump, err = newDumpWriter(*c.Dump, prog.Observes, gauges); err != nil {
+			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, err)}
+		}
+		defer dump.abort() // a run or dump that does not commit leaves no file
+		opt.Dump = dump
+	}
+	sim, err := interp.New(prog, opt)
 	if err != nil {
 		return &loadError{file: c.File, err: err}
 	}
-	if c.Dump == nil && c.Plot == nil && os.Getenv("GOGC") == "" {
-		// A lean run's heap is mostly its observes' values, pointer-free
-		// chunks that only grow: a GC target of a quarter over the live
-		// heap (not the default double) bounds the peak at no measured
-		// cost in time (issue 14: 84 MB, not 131, for the seed at 200 000 s).
-		debug.SetGCPercent(25)
+	var gc *leanGC
+	if c.Plot == nil && os.Getenv("GOGC") == "" {
+		gc = newLeanGC()
 	}
 	in := catchInterrupts()
 	defer in.stop()
-	if err := runWithProgress(sim, e.stderr, in); err != nil {
+	var dumpFailed func() error
+	if dump != nil {
+		dumpFailed = dump.failed
+	}
+	if err := runWithProgress(sim, e.stderr, in, dumpFailed, gc); err != nil {
+		if dump != nil && dump.failed() != nil {
+			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, dump.failed())}
+		}
 		if errors.As(err, new(*interruptedError)) {
 			return err
 		}
@@ -597,8 +613,8 @@ func (c *runCmd) Run(e *env) error {
 		return lerr
 	}
 	rep := sim.Report()
-	if c.Dump != nil {
-		if err := writeDumpStop(*c.Dump, rep, in.stopped); err != nil {
+	if dump != nil {
+		if err := dump.commit(in.stopped); err != nil {
 			if errors.Is(err, errInterrupted) {
 				return &interruptedError{sig: in.caught(), what: fmt.Sprintf("the dump was abandoned, no file in %s changed; no report written", *c.Dump)}
 			}

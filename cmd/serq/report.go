@@ -10,7 +10,6 @@ package main
 // are NaN, inf and -inf, where Go would print NaN, +Inf and -Inf.
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -261,98 +260,176 @@ func (j *rptJSON) str(s string) {
 
 // ------------------------------------------------------------- dump ----
 
-// writeDump writes the --dump files of docs/cli.md §6 into dir (created like
-// mkdir -p): DIR/<observe>.csv for every observe, samples or not, with
-// header `time,session,turn,value`; and, when there are gauges,
+// The --dump files of docs/cli.md §6, in DIR (created like mkdir -p):
+// DIR/<observe>.csv for every observe, samples or not, with header
+// `time,session,turn,value`; and, when there are gauges,
 // DIR/gauge/<gauge>.csv with header `time,value` and the change points.
 // Floats are shortest round-trip without exponent; lines end in \n.
-// The error is the file system's, unwrapped (the caller says
-// "cannot write DIR: …").
 //
-// Every file is written to a temporary file beside it and all are renamed
-// into place at the end (safeio.Batch): a failed or interrupted dump
-// leaves the previous files as they were, and a symlink at a file's name
-// is replaced, never written through. stop, if not nil, is asked between
-// lines; once it reports true the dump is abandoned with errInterrupted.
-func writeDump(dir string, r *interp.Report) error { return writeDumpStop(dir, r, nil) }
+// A dumpWriter writes them as the run goes: it is the run's
+// interp.DumpSink, so the run keeps no sample for them. Every file goes to
+// a temporary file beside it and all are renamed into place when the run
+// has ended (safeio.Batch): a failed or interrupted run or dump leaves the
+// previous files as they were and removes the directories it made, and a
+// symlink at a file's name is replaced, never written through. Its errors
+// are the file system's, unwrapped (the caller says "cannot write DIR: …").
+type dumpWriter struct {
+	b      safeio.Batch
+	obs    []*safeio.File // by observe
+	gauges []*safeio.File // by gauge
+	made   []string       // directories made, the deepest first
+	line   []byte
+	err    error // the first write error
+}
 
-func writeDumpStop(dir string, r *interp.Report, stop func() bool) (err error) {
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
-	b := &safeio.Batch{}
+// newDumpWriter makes dir (and dir/gauge when there are gauges) and opens
+// a file for every observe and gauge, its header written.
+func newDumpWriter(dir string, observes, gauges []string) (d *dumpWriter, err error) {
+	d = &dumpWriter{}
 	defer func() {
 		if err != nil {
-			b.Abort()
+			d.abort()
 		}
 	}()
-	rptWriteFile := func(path string, fill func(*stopWriter) error) error {
-		err := b.Create(path, func(w *bufio.Writer) error {
-			if stop != nil && stop() {
-				return errInterrupted
-			}
-			return fill(&stopWriter{w, stop, 0})
-		})
-		if err == nil && signalHook != nil && stop != nil {
-			signalHook("dump", nil)
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			break
 		}
-		return err
+		d.made = append(d.made, p)
+		if filepath.Dir(p) == p {
+			break
+		}
 	}
-	for i := range r.Observes {
-		o := &r.Observes[i]
-		err := rptWriteFile(filepath.Join(dir, o.Name+".csv"), func(w *stopWriter) error {
-			w.WriteString("time,session,turn,value\n")
-			var line []byte
-			for _, s := range o.Samples {
-				line = rptAppendFloat(line[:0], s.Time)
-				line = append(line, ',')
-				line = strconv.AppendUint(line, s.Session, 10)
-				line = append(line, ',')
-				line = strconv.AppendUint(line, uint64(s.Turn), 10)
-				line = append(line, ',')
-				line = rptAppendFloat(line, s.Value)
-				line = append(line, '\n')
-				if _, err := w.Write(line); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return d, err
+	}
+	for _, name := range observes {
+		f, err := d.b.Open(filepath.Join(dir, name+".csv"))
 		if err != nil {
-			return err
+			return d, err
 		}
+		f.W.WriteString("time,session,turn,value\n")
+		d.obs = append(d.obs, f)
 	}
-	if len(r.Gauges) == 0 {
-		return b.Commit()
+	if len(gauges) == 0 {
+		return d, nil
 	}
 	gdir := filepath.Join(dir, "gauge")
-	if err := os.Mkdir(gdir, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
+	if err := os.Mkdir(gdir, 0o777); err == nil {
+		d.made = append([]string{gdir}, d.made...)
+	} else if !errors.Is(err, fs.ErrExist) {
+		return d, err
 	}
 	if fi, err := os.Lstat(gdir); err != nil {
-		return err
+		return d, err
 	} else if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory (a symlink is not followed)", gdir)
+		return d, fmt.Errorf("%s is not a directory (a symlink is not followed)", gdir)
 	}
-	for i := range r.Gauges {
-		g := &r.Gauges[i]
-		err := rptWriteFile(filepath.Join(gdir, g.Name+".csv"), func(w *stopWriter) error {
-			w.WriteString("time,value\n")
-			var line []byte
-			for _, p := range g.Points {
-				line = rptAppendFloat(line[:0], p.Time)
-				line = append(line, ',')
-				line = rptAppendFloat(line, p.Value)
-				line = append(line, '\n')
-				if _, err := w.Write(line); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+	for _, name := range gauges {
+		f, err := d.b.Open(filepath.Join(gdir, name+".csv"))
 		if err != nil {
+			return d, err
+		}
+		f.W.WriteString("time,value\n")
+		d.gauges = append(d.gauges, f)
+	}
+	return d, nil
+}
+
+// Sample writes one observe sample's line.
+func (d *dumpWriter) Sample(i int, s interp.Sample) {
+	if d.err != nil {
+		return
+	}
+	line := rptAppendFloat(d.line[:0], s.Time)
+	line = append(line, ',')
+	line = strconv.AppendUint(line, s.Session, 10)
+	line = append(line, ',')
+	line = strconv.AppendUint(line, uint64(s.Turn), 10)
+	line = append(line, ',')
+	line = rptAppendFloat(line, s.Value)
+	line = append(line, '\n')
+	_, d.err = d.obs[i].W.Write(line)
+	d.line = line
+}
+
+// Point writes one gauge change point's line.
+func (d *dumpWriter) Point(i int, p interp.TimePoint) {
+	if d.err != nil {
+		return
+	}
+	line := rptAppendFloat(d.line[:0], p.Time)
+	line = append(line, ',')
+	line = rptAppendFloat(line, p.Value)
+	line = append(line, '\n')
+	_, d.err = d.gauges[i].W.Write(line)
+	d.line = line
+}
+
+// failed is the first write error, nil if none.
+func (d *dumpWriter) failed() error { return d.err }
+
+// commit closes every file and renames them all into place. stop, if not
+// nil, is asked before each file; once it reports true the dump is
+// abandoned with errInterrupted. On any error nothing is renamed.
+func (d *dumpWriter) commit(stop func() bool) error {
+	if d.err != nil {
+		d.abort()
+		return d.err
+	}
+	for _, f := range append(d.obs[:len(d.obs):len(d.obs)], d.gauges...) {
+		if stop != nil && stop() {
+			d.abort()
+			return errInterrupted
+		}
+		if err := f.Close(); err != nil {
+			d.abort()
 			return err
 		}
+		if signalHook != nil && stop != nil {
+			signalHook("dump", nil)
+		}
 	}
-	return b.Commit()
+	if err := d.b.Commit(); err != nil {
+		d.abort()
+		return err
+	}
+	d.made = nil
+	return nil
+}
+
+// abort removes the temporary files and the directories made (if empty).
+func (d *dumpWriter) abort() {
+	d.b.Abort()
+	for _, p := range d.made {
+		os.Remove(p)
+	}
+	d.made = nil
+}
+
+// writeDump writes the --dump files of a report that kept its samples and
+// change points (a run without Options.Lean).
+func writeDump(dir string, r *interp.Report) error {
+	var obs, gauges []string
+	for _, o := range r.Observes {
+		obs = append(obs, o.Name)
+	}
+	for _, g := range r.Gauges {
+		gauges = append(gauges, g.Name)
+	}
+	d, err := newDumpWriter(dir, obs, gauges)
+	if err != nil {
+		return err
+	}
+	for i, o := range r.Observes {
+		for _, s := range o.Samples {
+			d.Sample(i, s)
+		}
+	}
+	for i, g := range r.Gauges {
+		for _, p := range g.Points {
+			d.Point(i, p)
+		}
+	}
+	return d.commit(nil)
 }

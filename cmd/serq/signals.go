@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -97,36 +96,6 @@ func sigName(sig os.Signal) string {
 		return "SIGQUIT"
 	}
 	return sig.String()
-}
-
-// stopWriter is a dump file's writer: it asks stop every 1024 writes and
-// fails with errInterrupted once it reports true.
-type stopWriter struct {
-	w    *bufio.Writer
-	stop func() bool
-	n    int
-}
-
-func (s *stopWriter) check() error {
-	s.n++
-	if s.stop != nil && s.n&1023 == 0 && s.stop() {
-		return errInterrupted
-	}
-	return nil
-}
-
-func (s *stopWriter) Write(p []byte) (int, error) {
-	if err := s.check(); err != nil {
-		return 0, err
-	}
-	return s.w.Write(p)
-}
-
-func (s *stopWriter) WriteString(p string) (int, error) {
-	if err := s.check(); err != nil {
-		return 0, err
-	}
-	return s.w.WriteString(p)
 }
 
 // checkedWriter keeps the first error of writes to w; later writes are

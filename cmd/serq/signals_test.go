@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,12 +16,20 @@ import (
 // set (a JSON list of arguments): the signal tests run it as a child, so
 // that a signal reaches a real process. SERQ_HELPER_SIGNAL=WHERE:SIG
 // sends the process SIG when it reaches WHERE ("run" or "dump"), then
-// waits until serq has caught it.
+// waits until serq has caught it; SERQ_HELPER_FSIZE=N limits the size of
+// the files it writes to N bytes.
 func TestMain(m *testing.M) {
 	if args := os.Getenv("SERQ_HELPER_ARGS"); args != "" {
 		var list []string
 		if err := json.Unmarshal([]byte(args), &list); err != nil {
 			panic(err)
+		}
+		if n, err := strconv.ParseUint(os.Getenv("SERQ_HELPER_FSIZE"), 10, 64); err == nil {
+			// a file size limit, so that a write fails (EFBIG: Go ignores
+			// SIGXFSZ)
+			if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+				panic(err)
+			}
 		}
 		where, sig, _ := strings.Cut(os.Getenv("SERQ_HELPER_SIGNAL"), ":")
 		sent := false

@@ -107,3 +107,105 @@ func TestBatchCommitMode(t *testing.T) {
 		t.Errorf("mode %v, want %v", fi.Mode().Perm(), want)
 	}
 }
+
+// dirNames lists a directory's entries.
+func dirNames(t *testing.T, dir string) string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return strings.Join(names, " ")
+}
+
+// Files of Open are written as the caller goes, hidden until Commit, and
+// renamed with Create's in the order closed.
+func TestBatchOpen(t *testing.T) {
+	dir := t.TempDir()
+	a, c := filepath.Join(dir, "a.csv"), filepath.Join(dir, "c.csv")
+	os.WriteFile(a, []byte("old a\n"), 0o600)
+	var b Batch
+	fa, err := b.Open(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc, err := b.Open(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa.W.WriteString("new ")
+	fc.W.WriteString("c\n")
+	fa.W.WriteString("a\n")
+	if got, _ := os.ReadFile(a); string(got) != "old a\n" {
+		t.Errorf("a = %q before Commit", got)
+	}
+	if err := fc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fa.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fa.Close(); err != ErrClosed {
+		t.Errorf("a second Close = %v, want ErrClosed", err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{a: "new a\n", c: "c\n"} {
+		if got, _ := os.ReadFile(path); string(got) != want {
+			t.Errorf("%s = %q, want %q", path, got, want)
+		}
+	}
+	if fi, _ := os.Stat(c); fi.Mode().Perm() != 0o666&^umask() {
+		t.Errorf("mode %v", fi.Mode().Perm())
+	}
+	if got := dirNames(t, dir); got != "a.csv c.csv" {
+		t.Errorf("the directory holds %q, want a.csv c.csv", got)
+	}
+}
+
+// Abort removes an open file's temporary file; Commit removes one never
+// closed and renames the rest.
+func TestBatchOpenAbort(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.csv")
+	os.WriteFile(a, []byte("old a\n"), 0o600)
+	var b Batch
+	f, err := b.Open(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.W.WriteString(strings.Repeat("x", 100<<10)) // past the buffer: on disk
+	b.Abort()
+	if err := f.Close(); err != ErrClosed {
+		t.Errorf("Close after Abort = %v, want ErrClosed", err)
+	}
+	if got := dirNames(t, dir); got != "a.csv" {
+		t.Errorf("the directory holds %q after Abort, want only a.csv", got)
+	}
+	if got, _ := os.ReadFile(a); string(got) != "old a\n" {
+		t.Errorf("a = %q", got)
+	}
+	if _, err := b.Open(a); err != ErrClosed {
+		t.Errorf("Open after Abort = %v, want ErrClosed", err)
+	}
+
+	var b2 Batch
+	left, _ := b2.Open(filepath.Join(dir, "left.csv"))
+	left.W.WriteString(strings.Repeat("y", 100<<10))
+	done, _ := b2.Open(filepath.Join(dir, "done.csv"))
+	done.W.WriteString("d\n")
+	if err := done.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b2.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := dirNames(t, dir); got != "a.csv done.csv" {
+		t.Errorf("the directory holds %q after Commit, want a.csv done.csv", got)
+	}
+}

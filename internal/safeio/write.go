@@ -18,7 +18,8 @@ import (
 type Batch struct {
 	mu      sync.Mutex
 	pending []pendingFile
-	done    bool // committed or aborted
+	open    []*File // opened by Open and not yet closed
+	done    bool    // committed or aborted
 }
 
 type pendingFile struct{ tmp, path string }
@@ -67,8 +68,9 @@ func (b *Batch) Create(path string, fill func(*bufio.Writer) error) error {
 	return nil
 }
 
-// Commit renames every file written into place, in the order written. On
-// the first failure the files not yet renamed are removed.
+// Commit renames every file written into place, in the order written
+// (a file of Open in the order closed; one not closed is removed). On the
+// first failure the files not yet renamed are removed.
 func (b *Batch) Commit() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -76,6 +78,11 @@ func (b *Batch) Commit() error {
 		return ErrClosed
 	}
 	b.done = true
+	for _, f := range b.open { // never closed: abandoned
+		f.f.Close()
+		os.Remove(f.tmp)
+	}
+	b.open = nil
 	for i, p := range b.pending {
 		if err := os.Rename(p.tmp, p.path); err != nil {
 			for _, q := range b.pending[i:] {
@@ -98,6 +105,11 @@ func (b *Batch) Abort() {
 		os.Remove(p.tmp)
 	}
 	b.pending = nil
+	for _, f := range b.open {
+		f.f.Close()
+		os.Remove(f.tmp)
+	}
+	b.open = nil
 }
 
 // WriteFile writes one file as a batch of one.
