@@ -35,6 +35,17 @@ type driver struct {
 	tl    *interp.Timeline
 	run   int // counts fresh runs: restarts
 	log   eventLog
+	// count is the number of events traced in the run up to now, every
+	// one (the index the next gets in a straight run's log); cpCount is
+	// it at each checkpoint taken, by event number. They let the log be
+	// rebuilt exactly by a replay (rebuild).
+	count   uint64
+	cpCount map[uint64]uint64
+	// quiet: the tracer keeps no event (a top-speed batch runs); gapped:
+	// the log misses the events of such batches and is rebuilt before it
+	// is read, tail holding meanwhile the last events of the last batch.
+	quiet, gapped bool
+	tail          eventLog
 	// floor: after a backward seek, the events up to it are replayed and
 	// already in the log, so the tracer drops them.
 	floor    uint64
@@ -91,6 +102,21 @@ const maxBatch = 100_000
 // speed less the frames' share.
 const batchBudget = 40 * time.Millisecond
 
+// A quiet batch (the run at top speed, lagging the wall clock) keeps no
+// log: it runs in StepN chunks of quietChunk events when no breakpoint
+// needs a look after each event, up to maxQuietBatch events, and then
+// traces a tail of quietTail log lines (at most quietTailEvents events),
+// for the log pane to show while the run goes on. Its wall time is the
+// batch budget. (On the seed, one event in seven is traced: most events
+// are engine iterations.)
+const (
+	quietBudget     = 3 // times the budget: fewer frames at top speed, each costing the run
+	quietChunk      = 2048
+	maxQuietBatch   = 1 << 20
+	quietTail       = 64
+	quietTailEvents = 4096
+)
+
 func newDriver(p *model.Program, opt interp.Options, every uint64) (*driver, error) {
 	d := &driver{prog: p, opt: opt, every: every, sources: map[string][]string{}}
 	if err := d.fresh(); err != nil {
@@ -104,7 +130,9 @@ func (d *driver) sim() *interp.Sim { return d.tl.Sim() }
 
 // fresh replaces the run by a new one at time 0.
 func (d *driver) fresh() error {
-	d.log = eventLog{}
+	d.log, d.tail = eventLog{}, eventLog{}
+	d.count, d.cpCount = 0, map[uint64]uint64{0: 0}
+	d.quiet, d.gapped = false, false
 	d.floor, d.floorSet = 0, false
 	d.prev = nil
 	sim, err := interp.New(d.prog, d.opt)
@@ -114,6 +142,8 @@ func (d *driver) fresh() error {
 	sim.SetTracer(d.trace)
 	d.tl = interp.NewTimeline(sim, d.every)
 	d.tl.SetTracer(d.trace)
+	d.tl.OnCheckpoint = func(c *interp.Checkpoint) { d.cpCount[c.Events()] = d.count }
+	d.tl.OnResume = func(c *interp.Checkpoint) { d.count = d.cpCount[c.Events()] }
 	d.run++
 	d.samples, d.nextSample = nil, 0
 	d.notes = nil
@@ -123,10 +153,17 @@ func (d *driver) fresh() error {
 // trace takes a traced event into the log, unless it is a replay of one
 // the log has.
 func (d *driver) trace(e interp.TraceEvent) {
+	d.count++
 	if d.floorSet && e.Event <= d.floor {
 		return
 	}
-	d.log.add(e)
+	switch {
+	case d.quiet:
+	case d.gapped:
+		d.tail.add(e)
+	default:
+		d.log.add(e)
+	}
 	if d.brkSessions != nil && d.sessionHit == 0 && !e.System {
 		if id, ok := d.brkSessions[e.Session]; ok {
 			d.sessionHit = id
@@ -204,6 +241,9 @@ type request struct {
 	capT   float64
 	capSet bool
 	tour   int // 1 + the tour stop the request goes to; 0 for none
+	// quiet, for a batch: the run is at top speed, so the batch keeps
+	// no log (the driver rebuilds it when another request comes).
+	quiet bool
 }
 
 // viewReq is what the model wants to see of the run, beyond the snapshot.
@@ -227,6 +267,7 @@ type frameMsg struct {
 	back    bool     // the run went back: charts drop what is after snap.Time
 	stuck   uint64   // at the end: sessions stuck in pools
 	err     error    // a restart that could not start
+	gapped  bool     // log is the last events of a quiet batch, not the whole log
 
 	hit     string    // the breakpoint that stopped the run, in words; "" if none
 	hitID   int       // its id (a tour's stop: < 0); 0 if none
@@ -266,6 +307,14 @@ func (d *driver) do(r request) frameMsg {
 	defer d.mu.Unlock()
 	f := frameMsg{kind: r.kind}
 	d.sim().TraceIterations(r.view.iters)
+	quiet := r.kind == reqBatch && r.quiet && !r.view.iters
+	// A seek after quiet batches runs quiet too, and the log is rebuilt
+	// where it lands; any other request finds the log whole.
+	seeking := r.kind == reqSeekEvent || r.kind == reqSeekTime || r.kind == reqAt || r.kind == reqReverse
+	if d.gapped && !quiet && !seeking {
+		d.rebuild(r.view.iters)
+	}
+	d.quiet = d.gapped && seeking
 	c := d.newChecker(r.view.breaks)
 	switch r.kind {
 	case reqStep:
@@ -284,8 +333,15 @@ func (d *driver) do(r request) frameMsg {
 	case reqBatch:
 		if d.budget > 0 {
 			d.deadline = time.Now().Add(d.budget)
+			if quiet {
+				d.deadline = time.Now().Add(quietBudget * d.budget)
+			}
 		}
-		f.capped, f.hit = d.until(r.target(d.sim().Now()), maxBatch, c)
+		if quiet {
+			f.capped, f.hit = d.quietBatch(r.target(d.sim().Now()), c)
+		} else {
+			f.capped, f.hit = d.until(r.target(d.sim().Now()), maxBatch, c)
+		}
 		d.deadline = time.Time{}
 	case reqBack:
 		f.what = d.back(r.n)
@@ -319,6 +375,10 @@ func (d *driver) do(r request) frameMsg {
 			f.back = d.seek(func() { d.tl.SeekEvent(to) })
 		}
 	}
+	if d.quiet {
+		d.quiet = false
+		d.rebuild(r.view.iters)
+	}
 	d.brkSessions = nil
 	if c != nil {
 		f.hitID = c.hitID
@@ -333,7 +393,10 @@ func (d *driver) do(r request) frameMsg {
 func (d *driver) frame(f *frameMsg, v viewReq) {
 	s := d.sim()
 	f.snap = s.Snapshot()
-	f.log = d.log.view()
+	f.log, f.gapped = d.log.view(), d.gapped
+	if d.gapped {
+		f.log = d.tail.view()
+	}
 	f.next = s.NextTime()
 	notes := s.PoolNotes()
 	if s.Done() && s.Err() == nil {
@@ -477,6 +540,89 @@ func (d *driver) until(t float64, max uint64, c *checker) (bool, string) {
 		d.tl.RunUntil(t)
 	}
 	return false, ""
+}
+
+// quietBatch is a batch at top speed: it runs to time t, or as many events
+// as the batch budget's wall time allows, keeping no log but the last
+// quietTail events (the log is rebuilt when read). Breakpoints are
+// checked after every event as in until; with none, the events run in
+// StepN chunks. It reports whether it stopped short of t, and the
+// breakpoint hit.
+func (d *driver) quietBatch(t float64, c *checker) (capped bool, hit string) {
+	if !d.gapped {
+		d.gapped, d.tail = true, eventLog{}
+	}
+	d.quiet = true
+	if c == nil && t >= d.opt.Horizon {
+		capped = d.stepN(maxQuietBatch)
+	} else {
+		capped, hit = d.until(t, maxQuietBatch, c)
+	}
+	d.quiet = false
+	if capped && hit == "" {
+		d.tail = eventLog{}
+		start := d.sim().Events()
+		for d.tail.total < quietTail && d.sim().Events()-start < quietTailEvents && !d.sim().Done() && d.sim().NextTime() <= t {
+			d.step()
+			if hit = c.after(d); hit != "" {
+				break
+			}
+		}
+	}
+	return capped, hit
+}
+
+// stepN runs at most max events in StepN chunks, sampling the charts after
+// each chunk and stopping at the batch's deadline. It reports whether it
+// stopped before the run's end.
+func (d *driver) stepN(max uint64) bool {
+	start := d.sim().Events()
+	for !d.sim().Done() {
+		n := d.sim().Events() - start
+		if n >= max || !d.deadline.IsZero() && time.Now().After(d.deadline) {
+			return true
+		}
+		d.tl.StepN(min(quietChunk, max-n))
+		d.sampleNow()
+	}
+	return false
+}
+
+// rebuild makes the log whole again after quiet batches: the events a
+// straight run traced live would hold now, the same ring of chunks. It
+// replays from the latest checkpoint whose count of traced events is at
+// or before the ring's first event, with a tracer that keeps the ring's
+// events; iters is whether engine iterations are traced.
+func (d *driver) rebuild(iters bool) {
+	d.gapped, d.tail = false, eventLog{}
+	now := d.sim().Events()
+	d.floor, d.floorSet = now, true
+	var l eventLog
+	if d.count > 0 {
+		last := (d.count - 1) / logChunk
+		l.total = (last - min(last, logChunks)) * logChunk
+	}
+	from := uint64(0)
+	for _, c := range d.tl.CheckpointsBefore(now) {
+		if k, ok := d.cpCount[c]; ok && k <= l.total {
+			from = c
+		}
+	}
+	idx, start, set := d.cpCount[from], l.total, false
+	d.tl.Scan(from, now, func(s *interp.Sim) bool {
+		if !set {
+			set = true
+			s.TraceIterations(iters)
+			s.SetTracer(func(e interp.TraceEvent) {
+				if idx >= start {
+					l.add(e)
+				}
+				idx++
+			})
+		}
+		return true
+	})
+	d.log = l
 }
 
 // stepOne processes one event and says what it did when the tracer did

@@ -91,10 +91,10 @@ type BreakError struct {
 func (e *BreakError) Error() string { return "--break " + e.Expr + ": " + e.Err.Error() }
 func (e *BreakError) Unwrap() error { return e.Err }
 
-// checkpointEvery is the TUI's checkpoint spacing: half interp's default,
-// so a step back replays at most 32,768 events (some 25 ms on the seed),
-// for about 45 MB of checkpoints over the seed's 2.2 M events.
-const checkpointEvery = interp.DefaultCheckpointEvery / 2
+// checkpointEvery is the TUI's checkpoint spacing, interp's default: a
+// step back replays at most 65,536 events (some 25 ms on the seed), and a
+// checkpoint (about 2 ms there) costs some 5 % of a run at top speed.
+const checkpointEvery = interp.DefaultCheckpointEvery
 
 // Minimum terminal size; below it the screen says so.
 const (
@@ -356,7 +356,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	cmd := m.key1(msg)
 	m.relayout()
-	return cmd
+	return tea.Batch(cmd, m.wholeLog())
 }
 
 func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
@@ -634,7 +634,24 @@ func (m *Model) tick(msg tickMsg) tea.Cmd {
 		return next
 	}
 	dt := m.speed * m.opts.TickEvery.Seconds()
-	return tea.Batch(next, m.enqueue(request{kind: reqBatch, dt: dt}))
+	return tea.Batch(next, m.enqueue(request{kind: reqBatch, dt: dt, quiet: (m.lag || m.speed >= maxSpeed) && m.quietOK()}))
+}
+
+// quietOK reports whether a batch at top speed may keep no log: the log
+// is then rebuilt when the run stops. Not while a followed session's or a
+// filter's few lines can be read as they come, nor with engine
+// iterations traced.
+func (m *Model) quietOK() bool {
+	return m.follow == noSession && m.logPane().filter == "" && !m.iters
+}
+
+// wholeLog asks for a picture with the whole log when the run stopped
+// after batches that kept none.
+func (m *Model) wholeLog() tea.Cmd {
+	if m.running || m.busy || len(m.queue) > 0 || m.frame == nil || !m.frame.gapped {
+		return nil
+	}
+	return m.enqueue(request{kind: reqSnapshot})
 }
 
 // enqueue adds a request, merged with the last waiting one of its kind,
@@ -706,9 +723,9 @@ func (m *Model) apply(f frameMsg) tea.Cmd {
 	if f.kind == reqBatch && f.capped && m.running && !m.busy && len(m.queue) == 0 {
 		// The run lags the clock: the next batch starts as soon as this
 		// frame lands, not at the next tick.
-		next = m.enqueue(request{kind: reqBatch, dt: m.speed * m.opts.TickEvery.Seconds()})
+		next = m.enqueue(request{kind: reqBatch, dt: m.speed * m.opts.TickEvery.Seconds(), quiet: m.quietOK()})
 	}
-	return tea.Batch(tc, next, m.dispatch())
+	return tea.Batch(tc, next, m.dispatch(), m.wholeLog())
 }
 
 // over reports whether the run can go no further.

@@ -1,0 +1,96 @@
+package tui
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/serq/serq/interp"
+)
+
+// logEvents is every event a log view holds, oldest first.
+func logEvents(v logView) []interp.TraceEvent { return v.slice(0, v.len()) }
+
+// liveDriver is a driver on the seed that traces every event into its log,
+// run n events from the start.
+func liveDriver(t *testing.T, n uint64) *driver {
+	t.Helper()
+	d, err := newDriver(seed(t), interp.Options{Horizon: 2000, Seed: 1}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noView := viewReq{why: noSession, follow: noSession}
+	d.do(request{kind: reqStep, n: n, view: noView})
+	return d
+}
+
+// sameLog fails unless the two drivers' logs hold the same events, in the
+// same chunks, with the same count of events ever traced.
+func sameLog(t *testing.T, what string, live, got *driver) {
+	t.Helper()
+	if ev, g := live.sim().Events(), got.sim().Events(); ev != g {
+		t.Fatalf("%s: at event %d, the live run at %d", what, g, ev)
+	}
+	if live.log.total != got.log.total || live.count != got.count {
+		t.Errorf("%s: %d traced (count %d), the live log %d (count %d)", what, got.log.total, got.count, live.log.total, live.count)
+	}
+	lv, gv := live.log.view(), got.log.view()
+	if len(lv.chunks) != len(gv.chunks) || lv.len() != gv.len() {
+		t.Fatalf("%s: %d events in %d chunks, the live log %d in %d", what, gv.len(), len(gv.chunks), lv.len(), len(lv.chunks))
+	}
+	a, b := logEvents(lv), logEvents(gv)
+	for i := range a {
+		if !reflect.DeepEqual(a[i], b[i]) {
+			t.Fatalf("%s: event %d of the log is\n%+v\nthe live log's\n%+v", what, i, b[i], a[i])
+		}
+	}
+}
+
+// TestQuietLogRebuilt runs the seed in quiet batches (top speed, no log
+// kept, StepN chunks) and checks that the log rebuilt when the next
+// request comes is the one a run tracing every event live holds: after
+// more than a ring of events, after quiet batches that follow a seek back,
+// and after a breakpoint (events checked one by one, still quiet).
+func TestQuietLogRebuilt(t *testing.T) {
+	noView := viewReq{why: noSession, follow: noSession}
+	d, err := newDriver(seed(t), interp.Options{Horizon: 2000, Seed: 1}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := d.do(request{kind: reqBatch, dt: 1e6, quiet: true, view: noView})
+	n := f.snap.Events
+	if !f.capped || !f.gapped || n <= maxQuietBatch || n > maxQuietBatch+quietTailEvents {
+		t.Fatalf("quiet batch: capped %v, gapped %v, %d events; want capped and gapped a tail past %d", f.capped, f.gapped, n, maxQuietBatch)
+	}
+	if got := logEvents(f.log); len(got) < quietTail || got[len(got)-1].Event != n || got[0].Event <= maxQuietBatch {
+		t.Fatalf("quiet batch: its log holds %d events, #%d to #%d; want the tail of %d lines after #%d, ending at #%d", len(got), got[0].Event, got[len(got)-1].Event, quietTail, maxQuietBatch, n)
+	}
+	if f = d.do(request{kind: reqSnapshot, view: noView}); f.gapped {
+		t.Fatal("a snapshot after a quiet batch: the log is still gapped")
+	}
+	live := liveDriver(t, n)
+	sameLog(t, "after a quiet batch", live, d)
+
+	// Back to 300,000 events (the log cut there, as a live log is), then
+	// quiet again.
+	d.do(request{kind: reqSeekEvent, n: 300_000, view: noView})
+	live.do(request{kind: reqSeekEvent, n: 300_000, view: noView})
+	sameLog(t, "after a seek back", live, d)
+	d.do(request{kind: reqBatch, dt: 1e6, quiet: true, view: noView})
+	f = d.do(request{kind: reqStep, n: 1, view: noView})
+	sameLog(t, "after a seek back and a quiet batch", liveDriver(t, f.snap.Events), d)
+
+	// A breakpoint that never holds: the events are checked one by one.
+	brk, err := compileQuery(d.prog, "used(D[0].kv) > 1e9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := noView
+	view.breaks = []breakpoint{{id: 1, kind: breakExpr, src: "used(D[0].kv) > 1e9", expr: brk}}
+	d.do(request{kind: reqSeekEvent, n: 10_000, view: noView})
+	f = d.do(request{kind: reqBatch, dt: 1e6, quiet: true, view: view})
+	if f.hit != "" || f.snap.Events <= 10_000+maxQuietBatch {
+		t.Fatalf("quiet batch with a breakpoint: hit %q at %d events", f.hit, f.snap.Events)
+	}
+	d.do(request{kind: reqSnapshot, view: noView})
+	sameLog(t, "after a quiet batch with a breakpoint", liveDriver(t, f.snap.Events), d)
+}
