@@ -106,11 +106,15 @@ const batchBudget = 40 * time.Millisecond
 // log: it runs in StepN chunks of quietChunk events when no breakpoint
 // needs a look after each event, up to maxQuietBatch events, and then
 // traces a tail of quietTail log lines (at most quietTailEvents events),
-// for the log pane to show while the run goes on. Its wall time is the
-// batch budget. (On the seed, one event in seven is traced: most events
-// are engine iterations.)
+// for the log pane to show while the run goes on. Its wall time is
+// quietBudget times the batch budget. (On the seed, one event in seven is
+// traced: most events are engine iterations.) Its checkpoints are
+// quietSparse times the spacing apart, so they cost a quarter; the log's
+// rebuild fills in the rest of the part it replays (Timeline.Refill), so
+// a step back where the run stopped costs the spacing again.
 const (
 	quietBudget     = 3 // times the budget: fewer frames at top speed, each costing the run
+	quietSparse     = 4
 	quietChunk      = 2048
 	maxQuietBatch   = 1 << 20
 	quietTail       = 64
@@ -582,7 +586,7 @@ func (d *driver) stepN(max uint64) bool {
 		if n >= max || !d.deadline.IsZero() && time.Now().After(d.deadline) {
 			return true
 		}
-		d.tl.StepN(min(quietChunk, max-n))
+		d.tl.StepNEvery(min(quietChunk, max-n), quietSparse)
 		d.sampleNow()
 	}
 	return false
@@ -609,7 +613,7 @@ func (d *driver) rebuild(iters bool) {
 		}
 	}
 	idx, start, set := d.cpCount[from], l.total, false
-	d.tl.Scan(from, now, func(s *interp.Sim) bool {
+	d.tl.Refill(from, now, func(s *interp.Sim) bool {
 		if !set {
 			set = true
 			s.TraceIterations(iters)
@@ -621,7 +625,7 @@ func (d *driver) rebuild(iters bool) {
 			})
 		}
 		return true
-	})
+	}, func(c *interp.Checkpoint) { d.cpCount[c.Events()] = idx })
 	d.log = l
 }
 

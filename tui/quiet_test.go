@@ -64,16 +64,35 @@ func TestQuietLogRebuilt(t *testing.T) {
 	if got := logEvents(f.log); len(got) < quietTail || got[len(got)-1].Event != n || got[0].Event <= maxQuietBatch {
 		t.Fatalf("quiet batch: its log holds %d events, #%d to #%d; want the tail of %d lines after #%d, ending at #%d", len(got), got[0].Event, got[len(got)-1].Event, quietTail, maxQuietBatch, n)
 	}
+	sparse := d.tl.Checkpoints()
+	if want := 1 + int(n/(quietSparse*checkpointEvery)); sparse != want {
+		t.Errorf("a quiet batch of %d events took %d checkpoints, want %d (one every %d events)", n, sparse, want, quietSparse*checkpointEvery)
+	}
 	if f = d.do(request{kind: reqSnapshot, view: noView}); f.gapped {
 		t.Fatal("a snapshot after a quiet batch: the log is still gapped")
+	}
+	if d.tl.Checkpoints() <= sparse {
+		t.Errorf("the log's rebuild filled in no checkpoint: %d, as before", d.tl.Checkpoints())
 	}
 	live := liveDriver(t, n)
 	sameLog(t, "after a quiet batch", live, d)
 
+	// Back to just after a checkpoint the rebuild filled in (the count of
+	// traced events it recorded there is the live one).
+	at := uint64(15*checkpointEvery + 5)
+	for _, dr := range []*driver{d, live} {
+		dr.do(request{kind: reqSeekEvent, n: at, view: noView})
+	}
+	sameLog(t, "after a seek back to a filled-in checkpoint", live, d)
+	for _, dr := range []*driver{d, live} {
+		dr.do(request{kind: reqSeekEvent, n: n, view: noView})
+	}
+
 	// Back to 300,000 events (the log cut there, as a live log is), then
 	// quiet again.
-	d.do(request{kind: reqSeekEvent, n: 300_000, view: noView})
-	live.do(request{kind: reqSeekEvent, n: 300_000, view: noView})
+	for _, dr := range []*driver{d, live} {
+		dr.do(request{kind: reqSeekEvent, n: 300_000, view: noView})
+	}
 	sameLog(t, "after a seek back", live, d)
 	d.do(request{kind: reqBatch, dt: 1e6, quiet: true, view: noView})
 	f = d.do(request{kind: reqStep, n: 1, view: noView})
