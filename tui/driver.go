@@ -379,8 +379,7 @@ func (d *driver) do(r request) frameMsg {
 			f.back = d.seek(func() { d.tl.SeekEvent(to) })
 		}
 	}
-	if d.quiet {
-		d.quiet = false
+	if d.quiet = false; d.gapped && !quiet {
 		d.rebuild(r.view.iters)
 	}
 	d.brkSessions = nil
@@ -499,30 +498,122 @@ func (d *driver) seek(do func()) bool {
 }
 
 // seekEvent goes to the state after n events: back from the nearest
-// checkpoint, or forward sampling the charts on the way.
+// checkpoint; forward through the latest checkpoint before n when the run
+// was there before and that is cheaper (jumpPays: the charts then read the
+// run's history), else running the events in StepN chunks, sampling the
+// charts on the way.
 func (d *driver) seekEvent(n uint64) {
 	if n < d.sim().Events() {
 		d.tl.SeekEvent(n)
 		return
 	}
+	if cps := d.tl.CheckpointsBefore(n); len(cps) > 0 && d.jumpPays(cps[len(cps)-1]) {
+		d.jump(func() { d.tl.SeekEvent(n) })
+		return
+	}
 	for d.sim().Events() < n && !d.sim().Done() {
-		d.step()
+		d.tl.StepN(min(quietChunk, n-d.sim().Events()))
+		d.sampleNow()
 	}
 }
 
-// seekTime goes to time t as interp.Timeline.SeekTime does, sampling the
-// charts when it goes forward.
+// seekTime goes to time t as interp.Timeline.SeekTime does: forward, as
+// seekEvent does, through a checkpoint before t visited before when that
+// is cheaper, else running the events, sampling the charts.
 func (d *driver) seekTime(t float64) {
 	if t < d.sim().Now() {
 		d.tl.SeekTime(t)
 		return
 	}
+	if d.jumpPays(d.tl.CheckpointBeforeTime(t)) {
+		d.jump(func() { d.tl.SeekTime(t) })
+		return
+	}
 	if t >= d.opt.Horizon {
-		for d.step() {
-		}
+		d.stepN(math.MaxUint64)
 		return
 	}
 	d.until(t, math.MaxUint64, nil)
+}
+
+// jumpPays reports whether going forward through the checkpoint at event
+// c costs fewer events than running there: a jump runs the events from c
+// on, and the log is then rebuilt by a replay of about its ring's span;
+// running traces the log as it goes (or, after quiet batches, rebuilds it
+// all the same).
+func (d *driver) jumpPays(c uint64) bool {
+	now := d.sim().Events()
+	if c <= now {
+		return false
+	}
+	// The ring's first event will be about its size before c's count.
+	first := d.cpCount[c] - min(d.cpCount[c], logChunks*logChunk)
+	from := uint64(0)
+	for _, e := range d.tl.CheckpointsBefore(c) {
+		if k, ok := d.cpCount[e]; ok && k <= first {
+			from = e
+		}
+	}
+	jump, run := c-from+d.tl.Every(), c-now
+	if d.gapped {
+		run += c - from
+	}
+	return jump < run
+}
+
+// goQuiet makes the rest of a request keep no log: it is rebuilt when the
+// request is done.
+func (d *driver) goQuiet() {
+	if !d.gapped {
+		d.gapped, d.tail = true, eventLog{}
+	}
+	d.quiet = true
+}
+
+// historyCols is how many samples of the run's history a jump forward
+// gives the charts: more than a chart has columns.
+const historyCols = 256
+
+// jump moves the run forward with move, through a checkpoint, and gives
+// the charts the part jumped over from the run's own history: each gauge's
+// value and each observe's running mean at historyCols times. The pools'
+// trends have no history: they are unknown over the part.
+func (d *driver) jump(move func()) {
+	t0 := d.sim().Now()
+	d.goQuiet() // the log is rebuilt where the run lands
+	move()
+	s := d.sim()
+	t1 := s.Now()
+	if !(t1 > t0) {
+		return
+	}
+	ts := make([]float64, historyCols)
+	for i := range ts {
+		ts[i] = t0 + (t1-t0)*float64(i)/historyCols
+	}
+	gs := make([][]float64, len(d.prog.Gauges))
+	for i := range gs {
+		gs[i] = s.GaugeAt(i, ts)
+	}
+	ms := make([][]float64, len(d.prog.Observes))
+	for i := range ms {
+		ms[i] = s.ObserveMeanAt(i, ts)
+	}
+	unknown := poolSample{used: math.NaN(), queued: math.NaN(), leased: math.NaN(), oldest: math.NaN()}
+	for j, t := range ts {
+		sm := sample{t: t, gauges: make([]float64, len(gs)), means: make([]float64, len(ms)), pools: make([]poolSample, len(d.prog.Pools))}
+		for i := range gs {
+			sm.gauges[i] = gs[i][j]
+		}
+		for i := range ms {
+			sm.means[i] = ms[i][j]
+		}
+		for i := range sm.pools {
+			sm.pools[i] = unknown
+		}
+		d.samples = append(d.samples, sm)
+	}
+	d.nextSample = t1 + math.Max(t1/sampleShare, 1e-9)
 }
 
 // until processes the events up to time t, then moves the clock to t; at
