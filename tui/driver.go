@@ -91,6 +91,13 @@ type poolSample struct {
 // so they are kept few: about 600 per tenfold of the clock.)
 const sampleShare = 256
 
+// minSampleGap is the least simulated time from one chart sample to the
+// next, so that the sampling moves on at t = 0, where t/sampleShare is 0.
+const minSampleGap = 1e-9
+
+// nextSample is when the sample after one at t is due.
+func nextSample(t float64) float64 { return t + math.Max(t/sampleShare, minSampleGap) }
+
 // maxBatch bounds the events of one run-mode batch, so that a command
 // returns within about a tenth of a second even when the speed asks for
 // more; the run then lags the wall clock and the status bar says so.
@@ -186,7 +193,7 @@ func (d *driver) sampleNow() {
 	s := d.sim()
 	if t := s.Now(); t >= d.nextSample {
 		d.samples = append(d.samples, sampleOf(s.Snapshot()))
-		d.nextSample = t + math.Max(t/sampleShare, 1e-9)
+		d.nextSample = nextSample(t)
 	}
 }
 
@@ -493,7 +500,7 @@ func (d *driver) seek(do func()) bool {
 	d.floor = now
 	t := d.sim().Now()
 	d.samples = nil
-	d.nextSample = t + math.Max(t/sampleShare, 1e-9)
+	d.nextSample = nextSample(t)
 	return true
 }
 
@@ -613,7 +620,7 @@ func (d *driver) jump(move func()) {
 		}
 		d.samples = append(d.samples, sm)
 	}
-	d.nextSample = t1 + math.Max(t1/sampleShare, 1e-9)
+	d.nextSample = nextSample(t1)
 }
 
 // until processes the events up to time t, then moves the clock to t; at
