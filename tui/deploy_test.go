@@ -86,8 +86,7 @@ func TestDeployPaneNarrow(t *testing.T) {
 		t.Errorf("the figure is not laid out in one column at %d:\n%s", minWidth, v)
 	}
 	// A box 30 wide: draw.Text draws at least 40.
-	m.rects[paneDeploy] = rect{30, 12}
-	m.panes[paneDeploy].setSize(28, 10)
+	m.boxes[paneDeploy].SetSize(30, 12)
 	box := m.box(paneDeploy)
 	for _, l := range strings.Split(box, "\n") {
 		if w := lipgloss.Width(l); w != 30 {
