@@ -23,8 +23,6 @@ type Timeline struct {
 	// Replayed counts the events run again to reach an earlier point, for
 	// benchmarks and tests.
 	Replayed uint64
-	// OnCheckpoint and OnResume, when set, see each checkpoint taken and each one resumed.
-	OnCheckpoint, OnResume func(*Checkpoint)
 }
 
 // Default checkpoint spacing and count. At the seed example's pace (about
@@ -74,7 +72,6 @@ func (tl *Timeline) Step() bool {
 func (tl *Timeline) checkpointIfDue() {
 	if n := tl.sim.events; n%tl.every == 0 && n > tl.cps[len(tl.cps)-1].Events() && tl.sim.err == nil {
 		tl.cps = append(tl.cps, tl.sim.Checkpoint())
-		tl.hook(tl.OnCheckpoint, tl.cps[len(tl.cps)-1])
 		if len(tl.cps) > MaxCheckpoints {
 			tl.thin()
 		}
@@ -166,7 +163,6 @@ func (tl *Timeline) before(ok func(*Checkpoint) bool) *Checkpoint {
 
 func (tl *Timeline) resume(c *Checkpoint) {
 	iters := tl.sim.traceIters
-	tl.hook(tl.OnResume, c)
 	tl.sim = c.Resume()
 	tl.sim.SetTracer(tl.tracer)
 	tl.sim.traceIters = iters

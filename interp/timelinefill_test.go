@@ -1,6 +1,7 @@
 package interp_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/serq/serq/interp"
@@ -20,13 +21,11 @@ func TestTimelineSparseAndRefill(t *testing.T) {
 	}
 	s, _ := interp.New(p, opt)
 	tl := interp.NewTimeline(s, 500)
-	var taken []uint64
-	tl.OnCheckpoint = func(c *interp.Checkpoint) { taken = append(taken, c.Events()) }
 	if got := tl.StepNEvery(10_123, 4); got != 10_123 || tl.Every() != 500 {
 		t.Fatalf("StepNEvery ran %d events, spacing %d; want 10123 and 500", got, tl.Every())
 	}
-	if want := []uint64{2000, 4000, 6000, 8000, 10000}; len(taken) != len(want) || tl.Checkpoints() != 1+len(want) {
-		t.Fatalf("checkpoints taken at %v (%d kept), want %v", taken, tl.Checkpoints(), want)
+	if want := []uint64{0, 2000, 4000, 6000, 8000, 10000}; !reflect.DeepEqual(tl.CheckpointsBefore(10_123), want) {
+		t.Fatalf("checkpoints at %v, want %v", tl.CheckpointsBefore(10_123), want)
 	}
 	if !interp.SameState(tl.Sim(), straight(10_123)) {
 		t.Fatal("after StepNEvery the state is not a straight run's")

@@ -35,17 +35,14 @@ type driver struct {
 	tl    *interp.Timeline
 	run   int // counts fresh runs: restarts
 	log   eventLog
-	// count is the number of events traced in the run up to now, every
-	// one (the index the next gets in a straight run's log); cpCount is
-	// it at each checkpoint taken, by event number. They let the log be
-	// rebuilt exactly by a replay (rebuild).
-	count   uint64
-	cpCount map[uint64]uint64
 	// quiet: the tracer keeps no event (a top-speed batch runs); gapped:
 	// the log misses the events of such batches and is rebuilt before it
 	// is read, tail holding meanwhile the last events of the last batch.
 	quiet, gapped bool
 	tail          eventLog
+	// perEvent is the log's events per event of the run, as last seen
+	// whole: what a jump forward expects its rebuild to replay.
+	perEvent float64
 	// floor: after a backward seek, the events up to it are replayed and
 	// already in the log, so the tracer drops them.
 	floor    uint64
@@ -142,7 +139,6 @@ func (d *driver) sim() *interp.Sim { return d.tl.Sim() }
 // fresh replaces the run by a new one at time 0.
 func (d *driver) fresh() error {
 	d.log, d.tail = eventLog{}, eventLog{}
-	d.count, d.cpCount = 0, map[uint64]uint64{0: 0}
 	d.quiet, d.gapped = false, false
 	d.floor, d.floorSet = 0, false
 	d.prev = nil
@@ -153,8 +149,6 @@ func (d *driver) fresh() error {
 	sim.SetTracer(d.trace)
 	d.tl = interp.NewTimeline(sim, d.every)
 	d.tl.SetTracer(d.trace)
-	d.tl.OnCheckpoint = func(c *interp.Checkpoint) { d.cpCount[c.Events()] = d.count }
-	d.tl.OnResume = func(c *interp.Checkpoint) { d.count = d.cpCount[c.Events()] }
 	d.run++
 	d.samples, d.nextSample = nil, 0
 	d.notes = nil
@@ -164,7 +158,6 @@ func (d *driver) fresh() error {
 // trace takes a traced event into the log, unless it is a replay of one
 // the log has.
 func (d *driver) trace(e interp.TraceEvent) {
-	d.count++
 	if d.floorSet && e.Event <= d.floor {
 		return
 	}
@@ -545,25 +538,26 @@ func (d *driver) seekTime(t float64) {
 
 // jumpPays reports whether going forward through the checkpoint at event
 // c costs fewer events than running there: a jump runs the events from c
-// on, and the log is then rebuilt by a replay of about its ring's span;
-// running traces the log as it goes (or, after quiet batches, rebuilds it
-// all the same).
+// on, and the log is then rebuilt by a replay of about the events its
+// logKeep lines span; running traces the log as it goes (or, after quiet
+// batches, rebuilds it all the same).
 func (d *driver) jumpPays(c uint64) bool {
 	now := d.sim().Events()
 	if c <= now {
 		return false
 	}
-	// The ring's first event will be about its size before c's count.
-	first := d.cpCount[c] - min(d.cpCount[c], logChunks*logChunk)
-	from := uint64(0)
-	for _, e := range d.tl.CheckpointsBefore(c) {
-		if k, ok := d.cpCount[e]; ok && k <= first {
-			from = e
+	if v := d.log.view(); !d.gapped && v.len() > 1 {
+		if a, b := v.at(0).Event, v.at(v.len()-1).Event; b > a {
+			d.perEvent = float64(v.len()) / float64(b-a)
 		}
 	}
-	jump, run := c-from+d.tl.Every(), c-now
+	span := uint64(logKeep) // a guess of one line an event until a log was seen whole
+	if d.perEvent > 0 {
+		span = uint64(logKeep / d.perEvent)
+	}
+	jump, run := min(c, span)+d.tl.Every(), c-now
 	if d.gapped {
-		run += c - from
+		run += min(c, span)
 	}
 	return jump < run
 }
@@ -655,11 +649,16 @@ func (d *driver) quietBatch(t float64, c *checker) (capped bool, hit string) {
 		d.gapped, d.tail = true, eventLog{}
 	}
 	d.quiet = true
+	if d.brkSessions == nil {
+		// No session breakpoint needs to see the traced events: no tracer.
+		d.sim().SetTracer(nil)
+	}
 	if c == nil && t >= d.opt.Horizon {
 		capped = d.stepN(maxQuietBatch)
 	} else {
 		capped, hit = d.until(t, maxQuietBatch, c)
 	}
+	d.sim().SetTracer(d.trace)
 	d.quiet = false
 	if capped && hit == "" {
 		d.tail = eventLog{}
@@ -690,40 +689,52 @@ func (d *driver) stepN(max uint64) bool {
 	return false
 }
 
-// rebuild makes the log whole again after quiet batches: the events a
-// straight run traced live would hold now, the same ring of chunks. It
-// replays from the latest checkpoint whose count of traced events is at
-// or before the ring's first event, with a tracer that keeps the ring's
-// events; iters is whether engine iterations are traced.
+// rebuild makes the log whole again after quiet batches: the last
+// logKeep events a run traced live would hold now. It replays the spans
+// between checkpoints backwards from now, each once, until it has them,
+// with a tracer that keeps their events (iters: whether engine iterations
+// are traced), and fills in the checkpoints missing in the spans it
+// replays (Timeline.Refill).
 func (d *driver) rebuild(iters bool) {
 	d.gapped, d.tail = false, eventLog{}
 	now := d.sim().Events()
 	d.floor, d.floorSet = now, true
+	cps := d.tl.CheckpointsBefore(now)
+	var spans [][]interp.TraceEvent // newest first
+	got, to := 0, now
+	for i := len(cps) - 1; i >= 0 && got < logKeep; i-- {
+		from := cps[i]
+		if from >= to {
+			continue
+		}
+		var span []interp.TraceEvent
+		set := false
+		d.tl.Refill(from, to, func(s *interp.Sim) bool {
+			if !set {
+				set = true
+				s.TraceIterations(iters)
+				s.SetTracer(func(e interp.TraceEvent) { span = append(span, e) })
+			}
+			return true
+		}, nil)
+		spans = append(spans, span)
+		got += len(span)
+		to = from
+	}
 	var l eventLog
-	if d.count > 0 {
-		last := (d.count - 1) / logChunk
-		l.total = (last - min(last, logChunks)) * logChunk
-	}
-	from := uint64(0)
-	for _, c := range d.tl.CheckpointsBefore(now) {
-		if k, ok := d.cpCount[c]; ok && k <= l.total {
-			from = c
+	skip := max(0, got-logKeep)
+	for k := len(spans) - 1; k >= 0; k-- {
+		for _, e := range spans[k] {
+			if skip > 0 {
+				skip--
+				continue
+			}
+			l.add(e)
 		}
 	}
-	idx, start, set := d.cpCount[from], l.total, false
-	d.tl.Refill(from, now, func(s *interp.Sim) bool {
-		if !set {
-			set = true
-			s.TraceIterations(iters)
-			s.SetTracer(func(e interp.TraceEvent) {
-				if idx >= start {
-					l.add(e)
-				}
-				idx++
-			})
-		}
-		return true
-	}, func(c *interp.Checkpoint) { d.cpCount[c.Events()] = idx })
+	if l.kept > 0 && now > to {
+		d.perEvent = float64(got) / float64(now-to)
+	}
 	d.log = l
 }
 
