@@ -367,56 +367,27 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 }
 
 func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
-	k := m.keys
 	m.flash = ""
 	m.msg = nil
 	if p := m.pending; p != 0 {
 		m.pending = 0
 		return m.markKey(p, msg)
 	}
+	for _, keys := range []func(tea.KeyMsg) (tea.Cmd, bool){m.runKey, m.paceKey, m.paneKey, m.debugKey, m.tourKey} {
+		if cmd, ok := keys(msg); ok {
+			return cmd
+		}
+	}
+	// Not a key of the whole program: the focused pane's.
+	return m.route(m.focus, msg)
+}
+
+// runKey handles running and stepping, restart, help and quit.
+func (m *Model) runKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
 	switch {
-	case key.Matches(msg, k.NextStop):
-		return m.stopKey(1)
-	case key.Matches(msg, k.PrevStop):
-		return m.stopKey(-1)
-	case key.Matches(msg, k.Mark):
-		m.pending = 'm'
-		m.flash = "mark: a letter names this moment"
-	case key.Matches(msg, k.Jump):
-		m.pending = '\''
-		m.flash = "go to mark: its letter"
-	case key.Matches(msg, k.Command):
-		m.openCmd(":", "")
-	case key.Matches(msg, k.Goto):
-		m.openCmd(":", "goto ")
-	case key.Matches(msg, k.Filter):
-		m.openCmd("/", m.logPane().filter)
-	case key.Matches(msg, k.Reverse):
-		m.pause()
-		if !m.hasBreaks() {
-			m.flash = "no breakpoint to go back to: :break EXPR sets one"
-			return nil
-		}
-		m.queue = nil
-		return m.enqueue(request{kind: reqReverse})
-	case key.Matches(msg, k.Follow):
-		if s := m.leasesPane().selected(); s != noSession {
-			if s == m.follow {
-				return m.setFollow(noSession)
-			}
-			return m.setFollow(s)
-		}
-		if m.follow != noSession {
-			return m.setFollow(noSession)
-		}
-		m.flash = "select a lease first (tab to the Leases pane, ↑/↓), or :follow N"
-	case key.Matches(msg, k.Why):
-		if s := m.leasesPane().selected(); s != noSession {
-			return m.setWhy(s)
-		}
-		m.flash = "select a lease first (tab to the Leases pane, ↑/↓), or :why N"
 	case key.Matches(msg, k.Quit):
-		return tea.Quit
+		return tea.Quit, true
 	case key.Matches(msg, k.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		m.layout()
@@ -427,33 +398,47 @@ func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
 		case m.over():
 			m.flash = "the run is over: r restarts, b goes back"
 		default:
-			return m.resume()
+			return m.resume(), true
 		}
 	case key.Matches(msg, k.Step):
 		m.pause()
 		if m.over() {
 			m.flash = "the run is over: r restarts, b goes back"
-			return nil
+			return nil, true
 		}
-		return m.enqueue(request{kind: reqStep, n: 1})
+		return m.enqueue(request{kind: reqStep, n: 1}), true
 	case key.Matches(msg, k.Slice, k.Slices):
 		m.pause()
 		if m.over() {
 			m.flash = "the run is over: r restarts, b goes back"
-			return nil
+			return nil, true
 		}
 		dt := m.slice
 		if key.Matches(msg, k.Slices) {
 			dt *= 10
 		}
-		return m.enqueue(request{kind: reqSlice, dt: dt})
+		return m.enqueue(request{kind: reqSlice, dt: dt}), true
 	case key.Matches(msg, k.Back):
 		m.pause()
 		if m.frame != nil && m.frame.snap.Events == 0 && !m.busy && len(m.queue) == 0 {
 			m.flash = "at the start"
-			return nil
+			return nil, true
 		}
-		return m.enqueue(request{kind: reqBack, n: 1})
+		return m.enqueue(request{kind: reqBack, n: 1}), true
+	case key.Matches(msg, k.Restart):
+		m.pause()
+		m.queue = nil
+		return m.enqueue(request{kind: reqRestart}), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// paceKey handles the keys of the slice and the speed.
+func (m *Model) paceKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
+	switch {
 	case key.Matches(msg, k.Shrink):
 		m.slice = math.Max(m.slice/2, minSlice)
 	case key.Matches(msg, k.Grow):
@@ -464,10 +449,16 @@ func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
 		m.speed = math.Max(m.speed/2, minSpeed)
 	case key.Matches(msg, k.ResetSpeed):
 		m.speed = m.opts.Speed
-	case key.Matches(msg, k.Restart):
-		m.pause()
-		m.queue = nil
-		return m.enqueue(request{kind: reqRestart})
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// paneKey handles the panes' toggles and the focus.
+func (m *Model) paneKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
+	switch {
 	case key.Matches(msg, k.Panes):
 		m.toggle(int(msg.String()[0] - '1'))
 	case key.Matches(msg, k.Inspect):
@@ -478,23 +469,83 @@ func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
 		rp := m.panes[paneReport].(*reportPane)
 		if m.shown[paneReport] && rp.has && m.frame != nil && rp.events == m.frame.snap.Events {
 			m.toggle(paneReport)
-			return nil
+			return nil, true
 		}
 		if !m.shown[paneReport] {
 			m.toggle(paneReport)
 		}
 		m.focus = paneReport
 		m.flash = "the report serq run prints, as of now"
-		return m.enqueue(request{kind: reqReport})
+		return m.enqueue(request{kind: reqReport}), true
 	case key.Matches(msg, k.Focus):
 		m.cycleFocus(1)
 	case key.Matches(msg, k.FocusBack):
 		m.cycleFocus(-1)
 	default:
-		// Not a key of the whole program: the focused pane's.
-		return m.route(m.focus, msg)
+		return nil, false
 	}
-	return nil
+	return nil, true
+}
+
+// debugKey handles the debugger's keys: the command line, goto, the log's
+// filter, reverse continue, follow and why.
+func (m *Model) debugKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Command):
+		m.openCmd(":", "")
+	case key.Matches(msg, k.Goto):
+		m.openCmd(":", "goto ")
+	case key.Matches(msg, k.Filter):
+		m.openCmd("/", m.logPane().filter)
+	case key.Matches(msg, k.Reverse):
+		m.pause()
+		if !m.hasBreaks() {
+			m.flash = "no breakpoint to go back to: :break EXPR sets one"
+			return nil, true
+		}
+		m.queue = nil
+		return m.enqueue(request{kind: reqReverse}), true
+	case key.Matches(msg, k.Follow):
+		if s := m.leasesPane().selected(); s != noSession {
+			if s == m.follow {
+				return m.setFollow(noSession), true
+			}
+			return m.setFollow(s), true
+		}
+		if m.follow != noSession {
+			return m.setFollow(noSession), true
+		}
+		m.flash = "select a lease first (tab to the Leases pane, ↑/↓), or :follow N"
+	case key.Matches(msg, k.Why):
+		if s := m.leasesPane().selected(); s != noSession {
+			return m.setWhy(s), true
+		}
+		m.flash = "select a lease first (tab to the Leases pane, ↑/↓), or :why N"
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// tourKey handles the tour's keys (> and <) and the marks (m and ').
+func (m *Model) tourKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.NextStop):
+		return m.stopKey(1), true
+	case key.Matches(msg, k.PrevStop):
+		return m.stopKey(-1), true
+	case key.Matches(msg, k.Mark):
+		m.pending = 'm'
+		m.flash = "mark: a letter names this moment"
+	case key.Matches(msg, k.Jump):
+		m.pending = '\''
+		m.flash = "go to mark: its letter"
+	default:
+		return nil, false
+	}
+	return nil, true
 }
 
 // route gives msg to pane i's Component.
