@@ -45,23 +45,64 @@ func (tl *Timeline) Refill(from, to uint64, visit func(s *Sim) bool, taken func(
 	}
 	for s.events < to && s.Step() {
 		tl.Replayed++
-		if s.events%tl.every == 0 && s.err == nil && s.events < tl.sim.events {
-			i := sort.Search(len(tl.cps), func(i int) bool { return tl.cps[i].Events() >= s.events })
-			if i == len(tl.cps) || tl.cps[i].Events() != s.events {
-				nc := s.Checkpoint()
-				tl.cps = append(tl.cps, nil)
-				copy(tl.cps[i+1:], tl.cps[i:])
-				tl.cps[i] = nc
-				if taken != nil {
-					taken(nc)
-				}
-				if len(tl.cps) > MaxCheckpoints {
-					tl.thin()
-				}
-			}
+		if nc := tl.fill(s, tl.sim.events); nc != nil && taken != nil {
+			taken(nc)
 		}
 		if !visit(s) {
 			return
 		}
+	}
+}
+
+// fill keeps a checkpoint of s, after an event before event before, when
+// it stands at a multiple of the spacing that the timeline lacks; it
+// returns the new checkpoint, nil for none.
+func (tl *Timeline) fill(s *Sim, before uint64) *Checkpoint {
+	if s.events%tl.every != 0 || s.err != nil || s.events >= before {
+		return nil
+	}
+	i := sort.Search(len(tl.cps), func(i int) bool { return tl.cps[i].Events() >= s.events })
+	if i < len(tl.cps) && tl.cps[i].Events() == s.events {
+		return nil
+	}
+	nc := s.Checkpoint()
+	tl.cps = append(tl.cps, nil)
+	copy(tl.cps[i+1:], tl.cps[i:])
+	tl.cps[i] = nc
+	if len(tl.cps) > MaxCheckpoints {
+		tl.thin()
+	}
+	return nc
+}
+
+// SeekBackFilling is SeekEvent to an event n behind the current point,
+// keeping on the way the checkpoints that the timeline lacks at multiples
+// of the spacing (a part run with sparser ones, StepNEvery), so that going
+// back there again costs the spacing.
+func (tl *Timeline) SeekBackFilling(n uint64) {
+	from := tl.sim.events
+	tl.resume(tl.before(func(c *Checkpoint) bool { return c.Events() <= n }))
+	for tl.sim.events < n && !tl.sim.Done() {
+		tl.Replayed++
+		tl.sim.Step()
+		tl.fill(tl.sim, from)
+	}
+}
+
+// SeekTimeBackFilling is SeekTime to a time t before the current clock,
+// filling in checkpoints on the way as SeekBackFilling does.
+func (tl *Timeline) SeekTimeBackFilling(t float64) {
+	from := tl.sim.events
+	tl.resume(tl.before(func(c *Checkpoint) bool { return c.Time() <= t }))
+	for !tl.sim.Done() {
+		// As RunUntil: the clock moves to t before an event after it, and
+		// an event past the horizon ends the run.
+		if tl.sim.NextTime() > t && tl.sim.NextTime() <= tl.sim.opt.Horizon {
+			tl.sim.RunUntil(t)
+			return
+		}
+		tl.Replayed++
+		tl.sim.Step()
+		tl.fill(tl.sim, from)
 	}
 }

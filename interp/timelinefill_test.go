@@ -48,4 +48,20 @@ func TestTimelineSparseAndRefill(t *testing.T) {
 	if tl.Replayed-before != 321 || !interp.SameState(tl.Sim(), straight(7321)) {
 		t.Fatalf("a seek to #7321 replayed %d events (want 321 from the checkpoint at #7000), or is not a straight run's state", tl.Replayed-before)
 	}
+
+	// Seeks back on a sparse timeline fill in what they replay.
+	s2, _ := interp.New(p, opt)
+	sp := interp.NewTimeline(s2, 500)
+	sp.StepNEvery(10_123, 4)
+	sp.SeekBackFilling(7321)
+	if want := []uint64{0, 2000, 4000, 6000, 6500, 7000, 8000, 10000}; !reflect.DeepEqual(sp.CheckpointsBefore(10_123), want) ||
+		!interp.SameState(sp.Sim(), straight(7321)) {
+		t.Fatalf("SeekBackFilling(7321): checkpoints %v (want %v), or not a straight run's state", sp.CheckpointsBefore(10_123), want)
+	}
+	ref, _ := interp.New(p, opt)
+	ref.RunUntil(3.3)
+	sp.SeekTimeBackFilling(3.3)
+	if sp.Sim().Now() != 3.3 || !interp.SameState(sp.Sim(), ref) || len(sp.CheckpointsBefore(10_123)) <= 8 {
+		t.Fatalf("SeekTimeBackFilling(3.3): t %v, %d checkpoints, or not a straight run's state", sp.Sim().Now(), len(sp.CheckpointsBefore(10_123)))
+	}
 }

@@ -376,7 +376,7 @@ func (d *driver) do(r request) frameMsg {
 		to, f.hit = d.reverse(c)
 		if f.hit != "" {
 			f.found = true
-			f.back = d.seek(func() { d.tl.SeekEvent(to) })
+			f.back = d.seek(func() { d.tl.SeekBackFilling(to) })
 		}
 	}
 	if d.quiet = false; d.gapped && !quiet {
@@ -498,13 +498,13 @@ func (d *driver) seek(do func()) bool {
 }
 
 // seekEvent goes to the state after n events: back from the nearest
-// checkpoint; forward through the latest checkpoint before n when the run
+// checkpoint (filling in those a quiet batch left out on the way); forward through the latest checkpoint before n when the run
 // was there before and that is cheaper (jumpPays: the charts then read the
 // run's history), else running the events in StepN chunks, sampling the
 // charts on the way.
 func (d *driver) seekEvent(n uint64) {
 	if n < d.sim().Events() {
-		d.tl.SeekEvent(n)
+		d.tl.SeekBackFilling(n)
 		return
 	}
 	if cps := d.tl.CheckpointsBefore(n); len(cps) > 0 && d.jumpPays(cps[len(cps)-1]) {
@@ -522,7 +522,7 @@ func (d *driver) seekEvent(n uint64) {
 // is cheaper, else running the events, sampling the charts.
 func (d *driver) seekTime(t float64) {
 	if t < d.sim().Now() {
-		d.tl.SeekTime(t)
+		d.tl.SeekTimeBackFilling(t)
 		return
 	}
 	if d.jumpPays(d.tl.CheckpointBeforeTime(t)) {
@@ -759,7 +759,7 @@ func (d *driver) back(n uint64) string {
 		return ""
 	}
 	// Land one event early and step it, to say what that event did.
-	d.seek(func() { d.tl.SeekEvent(cur - n - 1) })
+	d.seek(func() { d.tl.SeekBackFilling(cur - n - 1) })
 	what, _ := d.stepOne(nil)
 	return what
 }
