@@ -170,12 +170,13 @@ func (b *paneBox) View() string {
 	}
 	var sb strings.Builder
 	sb.WriteString(edge(border.TopLeft, border.Top, border.TopRight, ts.Render(title), cw, bs))
+	left, right := bs.Render(border.Left), bs.Render(border.Right) // styled once, not per line
 	for j := 0; j < ch; j++ {
 		line := ""
 		if k := start + j; k < len(lines) {
 			line = lines[k]
 		}
-		sb.WriteString("\n" + bs.Render(border.Left) + fit(line, cw) + bs.Render(border.Right))
+		sb.WriteString("\n" + left + fit(line, cw) + right)
 	}
 	sb.WriteString("\n" + edge(border.BottomLeft, border.Bottom, border.BottomRight, b.st.Pane.Scroll.Render(scroll), cw, bs))
 	return sb.String()
