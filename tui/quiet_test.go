@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/serq/serq/interp"
 )
 
@@ -110,4 +112,53 @@ func TestQuietLogRebuilt(t *testing.T) {
 	}
 	d.do(request{kind: reqSnapshot, view: noView})
 	sameLog(t, "after a quiet batch with a breakpoint", liveDriver(t, f.snap.Events), d)
+}
+
+// TestTopSpeedThenPause: the model at top speed sends quiet batches (the
+// frames hold only the log's tail), and once the run stops it asks for
+// the whole log, which is then the one a run traced live holds.
+func TestTopSpeedThenPause(t *testing.T) {
+	m, _ := newModel(t, Options{Horizon: 1000, Speed: maxSpeed}, 120, 40)
+	m.resume()
+	gapped, frames := 0, 0
+	queue := []tea.Cmd{m.tick(tickMsg{gen: m.gen})}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case frameMsg:
+			if frames++; msg.gapped {
+				gapped++
+			}
+			_, next := m.Update(msg)
+			queue = append(queue, next)
+		}
+	}
+	if !m.frame.snap.Done || m.running || m.frame.gapped {
+		t.Fatalf("top speed: done %v, running %v, the log gapped %v at t %g", m.frame.snap.Done, m.running, m.frame.gapped, m.now())
+	}
+	// Quiet batches of at most maxQuietBatch events (no wall-time budget
+	// in tests), then the frame with the whole log.
+	if gapped < 1 || gapped != frames-1 {
+		t.Errorf("%d frames, %d of them with the log's tail only; want all but the last", frames, gapped)
+	}
+	live, err := newDriver(m.prog, m.drv.opt, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live.do(request{kind: reqStep, n: m.events() + 1, view: viewReq{why: noSession, follow: noSession}})
+	a, b := logEvents(live.log.view()), logEvents(m.frame.log)
+	if len(a) != len(b) || len(a) != logKeep {
+		t.Fatalf("the log after top speed holds %d events, a live run's %d (want %d)", len(b), len(a), logKeep)
+	}
+	for i := range a {
+		if !reflect.DeepEqual(a[i], b[i]) {
+			t.Fatalf("event %d of the log after top speed differs from the live run's", i)
+		}
+	}
 }
