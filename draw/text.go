@@ -154,7 +154,11 @@ func (t *textFig) layoutBox(b *box, maxIW int) boxText {
 		}
 		iw = max(iw, n)
 	}
-	iw = min(iw, maxIW)
+	return t.boxAt(b, min(iw, maxIW))
+}
+
+// boxAt lays b out exactly iw wide inside.
+func (t *textFig) boxAt(b *box, iw int) boxText {
 	bt := boxText{b: b, iw: iw}
 	for _, e := range b.elems {
 		bt.starts = append(bt.starts, len(bt.lines))
@@ -232,6 +236,9 @@ func (t *textFig) renderQueues() {
 		if total <= t.width || maxIW <= 28 {
 			break
 		}
+	}
+	if total < t.width {
+		cols, xs, total = t.grow(cols, xs, total, gaps)
 	}
 	if total > t.width {
 		side = false
@@ -325,6 +332,37 @@ func (t *textFig) renderQueues() {
 		t.y += h
 	}
 	t.legend()
+}
+
+// grow widens the columns side by side to fill the figure's width: each
+// takes an equal share of the columns left over (the last one the rest),
+// its boxes laid out again at the new inner width, so a line split in two
+// at the narrower width may now fit in one. It returns the columns, their
+// x and the total width.
+func (t *textFig) grow(cols [][]boxText, xs []int, total int, gaps []int) ([][]boxText, []int, int) {
+	if len(cols) == 0 || total >= t.width {
+		return cols, xs, total
+	}
+	slack := t.width - total
+	per := slack / len(cols)
+	x := 0
+	for ci := range cols {
+		add := per
+		if ci == len(cols)-1 {
+			add = slack - per*(len(cols)-1)
+		}
+		iw := cols[ci][0].iw + add
+		c := &t.s.cols[ci]
+		for bi := range c.boxes {
+			cols[ci][bi] = t.boxAt(&c.boxes[bi], iw)
+		}
+		xs[ci] = x
+		x += iw + 4
+		if ci+1 < len(cols) {
+			x += gaps[ci]
+		}
+	}
+	return cols, xs, x
 }
 
 // gaps is the space between each column and the next: room for a link's

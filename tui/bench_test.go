@@ -151,3 +151,28 @@ func cpuTime() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// BenchmarkGotoForward is `goto 1900` on the seed from t = 10 s: the first
+// time (the events run, in StepN chunks) and again after going back to 10
+// (a jump through the checkpoint before 1900, the charts read from the
+// run's history, the log rebuilt by a replay of its span), CPU ms of each.
+func BenchmarkGotoForward(b *testing.B) {
+	noView := viewReq{why: noSession, follow: noSession}
+	var first, again int64
+	for i := 0; i < b.N; i++ {
+		d := benchDriver(b)
+		d.do(request{kind: reqSeekTime, dt: 10, view: noView})
+		c0 := cpuTime()
+		d.do(request{kind: reqSeekTime, dt: 1900, view: noView})
+		first += cpuTime() - c0
+		d.do(request{kind: reqSeekTime, dt: 10, view: noView})
+		c0 = cpuTime()
+		f := d.do(request{kind: reqSeekTime, dt: 1900, view: noView})
+		again += cpuTime() - c0
+		if f.snap.Time != 1900 || len(f.samples) != historyCols {
+			b.Fatalf("the second goto: t %g, %d chart samples; want a jump to 1900", f.snap.Time, len(f.samples))
+		}
+	}
+	b.ReportMetric(float64(first)/1e6/float64(b.N), "first-cpu-ms")
+	b.ReportMetric(float64(again)/1e6/float64(b.N), "jump-cpu-ms")
+}

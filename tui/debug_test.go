@@ -447,12 +447,12 @@ func TestFollowAndFilter(t *testing.T) {
 		t.Fatalf("focus %d, want the log", m.focus)
 	}
 	hs.press("k", "k", "k")
-	if m.offset[paneLog] != 3 {
-		t.Errorf("k k k: log offset %d", m.offset[paneLog])
+	if m.boxes[paneLog].off != 3 {
+		t.Errorf("k k k: log offset %d", m.boxes[paneLog].off)
 	}
 	hs.press("G")
-	if m.offset[paneLog] != 0 {
-		t.Errorf("G: log offset %d, want the tail", m.offset[paneLog])
+	if m.boxes[paneLog].off != 0 {
+		t.Errorf("G: log offset %d, want the tail", m.boxes[paneLog].off)
 	}
 	hs.press("/")
 	hs.send(tea.KeyMsg{Type: tea.KeyCtrlU})

@@ -26,7 +26,7 @@ func TestDeployPaneToggle(t *testing.T) {
 	}
 	v := m.View()
 	for _, want := range []string{"▶ 6 Deployment", "P[0] · prefill", "D[0] · decode", "pool D.kv[0] on D.gpu",
-		"│   used ", "│   idle ", " 1-17 of 35 ↓ "} {
+		"│   used ", "│   idle ", " 1-17 of 33 ↓ "} {
 		if !strings.Contains(v, want) {
 			t.Errorf("6: the view lacks %q:\n%s", want, v)
 		}
@@ -46,7 +46,7 @@ func TestDeployPaneToggle(t *testing.T) {
 		}
 	}
 	hs.press("j", "j")
-	if v := m.View(); !strings.Contains(v, " 3-19 of 35 ↑↓ ") {
+	if v := m.View(); !strings.Contains(v, " 3-19 of 33 ↑↓ ") {
 		t.Errorf("j j: the figure is not scrolled by two lines:\n%s", v)
 	}
 	hs.press("tab")
@@ -86,8 +86,7 @@ func TestDeployPaneNarrow(t *testing.T) {
 		t.Errorf("the figure is not laid out in one column at %d:\n%s", minWidth, v)
 	}
 	// A box 30 wide: draw.Text draws at least 40.
-	m.rects[paneDeploy] = rect{30, 12}
-	m.panes[paneDeploy].setSize(28, 10)
+	m.boxes[paneDeploy].SetSize(30, 12)
 	box := m.box(paneDeploy)
 	for _, l := range strings.Split(box, "\n") {
 		if w := lipgloss.Width(l); w != 30 {
@@ -189,7 +188,7 @@ func TestDeployLive(t *testing.T) {
 // of 2.
 func TestLiveBudgets(t *testing.T) {
 	p := seed(t)
-	for _, tt := range []struct{ w, want int }{{158, 36}, {78, 26}} {
+	for _, tt := range []struct{ w, want int }{{158, 66}, {78, 26}} {
 		pools, stages := liveBudgets(p, tt.w)
 		for i, pl := range p.Pools {
 			if got, ok := pools[i]; !ok || got != tt.want {

@@ -35,6 +35,14 @@ type driver struct {
 	tl    *interp.Timeline
 	run   int // counts fresh runs: restarts
 	log   eventLog
+	// quiet: the tracer keeps no event (a top-speed batch runs); gapped:
+	// the log misses the events of such batches and is rebuilt before it
+	// is read, tail holding meanwhile the last events of the last batch.
+	quiet, gapped bool
+	tail          eventLog
+	// perEvent is the log's events per event of the run, as last seen
+	// whole: what a jump forward expects its rebuild to replay.
+	perEvent float64
 	// floor: after a backward seek, the events up to it are replayed and
 	// already in the log, so the tracer drops them.
 	floor    uint64
@@ -80,6 +88,13 @@ type poolSample struct {
 // so they are kept few: about 600 per tenfold of the clock.)
 const sampleShare = 256
 
+// minSampleGap is the least simulated time from one chart sample to the
+// next, so that the sampling moves on at t = 0, where t/sampleShare is 0.
+const minSampleGap = 1e-9
+
+// nextSample is when the sample after one at t is due.
+func nextSample(t float64) float64 { return t + math.Max(t/sampleShare, minSampleGap) }
+
 // maxBatch bounds the events of one run-mode batch, so that a command
 // returns within about a tenth of a second even when the speed asks for
 // more; the run then lags the wall clock and the status bar says so.
@@ -90,6 +105,25 @@ const maxBatch = 100_000
 // starts the next batch at once, so the run goes at the interpreter's
 // speed less the frames' share.
 const batchBudget = 40 * time.Millisecond
+
+// A quiet batch (the run at top speed, lagging the wall clock) keeps no
+// log: it runs in StepN chunks of quietChunk events when no breakpoint
+// needs a look after each event, up to maxQuietBatch events, and then
+// traces a tail of quietTail log lines (at most quietTailEvents events),
+// for the log pane to show while the run goes on. Its wall time is
+// quietBudget times the batch budget. (On the seed, one event in seven is
+// traced: most events are engine iterations.) Its checkpoints are
+// quietSparse times the spacing apart, so they cost a quarter; the log's
+// rebuild fills in the rest of the part it replays (Timeline.Refill), so
+// a step back where the run stopped costs the spacing again.
+const (
+	quietBudget     = 3 // times the budget: fewer frames at top speed, each costing the run
+	quietSparse     = 4
+	quietChunk      = 2048
+	maxQuietBatch   = 1 << 20
+	quietTail       = 64
+	quietTailEvents = 4096
+)
 
 func newDriver(p *model.Program, opt interp.Options, every uint64) (*driver, error) {
 	d := &driver{prog: p, opt: opt, every: every, sources: map[string][]string{}}
@@ -104,7 +138,8 @@ func (d *driver) sim() *interp.Sim { return d.tl.Sim() }
 
 // fresh replaces the run by a new one at time 0.
 func (d *driver) fresh() error {
-	d.log = eventLog{}
+	d.log, d.tail = eventLog{}, eventLog{}
+	d.quiet, d.gapped = false, false
 	d.floor, d.floorSet = 0, false
 	d.prev = nil
 	sim, err := interp.New(d.prog, d.opt)
@@ -126,7 +161,13 @@ func (d *driver) trace(e interp.TraceEvent) {
 	if d.floorSet && e.Event <= d.floor {
 		return
 	}
-	d.log.add(e)
+	switch {
+	case d.quiet:
+	case d.gapped:
+		d.tail.add(e)
+	default:
+		d.log.add(e)
+	}
 	if d.brkSessions != nil && d.sessionHit == 0 && !e.System {
 		if id, ok := d.brkSessions[e.Session]; ok {
 			d.sessionHit = id
@@ -145,7 +186,7 @@ func (d *driver) sampleNow() {
 	s := d.sim()
 	if t := s.Now(); t >= d.nextSample {
 		d.samples = append(d.samples, sampleOf(s.Snapshot()))
-		d.nextSample = t + math.Max(t/sampleShare, 1e-9)
+		d.nextSample = nextSample(t)
 	}
 }
 
@@ -204,6 +245,9 @@ type request struct {
 	capT   float64
 	capSet bool
 	tour   int // 1 + the tour stop the request goes to; 0 for none
+	// quiet, for a batch: the run is at top speed, so the batch keeps
+	// no log (the driver rebuilds it when another request comes).
+	quiet bool
 }
 
 // viewReq is what the model wants to see of the run, beyond the snapshot.
@@ -227,6 +271,7 @@ type frameMsg struct {
 	back    bool     // the run went back: charts drop what is after snap.Time
 	stuck   uint64   // at the end: sessions stuck in pools
 	err     error    // a restart that could not start
+	gapped  bool     // log is the last events of a quiet batch, not the whole log
 
 	hit     string    // the breakpoint that stopped the run, in words; "" if none
 	hitID   int       // its id (a tour's stop: < 0); 0 if none
@@ -266,6 +311,14 @@ func (d *driver) do(r request) frameMsg {
 	defer d.mu.Unlock()
 	f := frameMsg{kind: r.kind}
 	d.sim().TraceIterations(r.view.iters)
+	quiet := r.kind == reqBatch && r.quiet && !r.view.iters
+	// A seek after quiet batches runs quiet too, and the log is rebuilt
+	// where it lands; any other request finds the log whole.
+	seeking := r.kind == reqSeekEvent || r.kind == reqSeekTime || r.kind == reqAt || r.kind == reqReverse
+	if d.gapped && !quiet && !seeking {
+		d.rebuild(r.view.iters)
+	}
+	d.quiet = d.gapped && seeking
 	c := d.newChecker(r.view.breaks)
 	switch r.kind {
 	case reqStep:
@@ -284,8 +337,15 @@ func (d *driver) do(r request) frameMsg {
 	case reqBatch:
 		if d.budget > 0 {
 			d.deadline = time.Now().Add(d.budget)
+			if quiet {
+				d.deadline = time.Now().Add(quietBudget * d.budget)
+			}
 		}
-		f.capped, f.hit = d.until(r.target(d.sim().Now()), maxBatch, c)
+		if quiet {
+			f.capped, f.hit = d.quietBatch(r.target(d.sim().Now()), c)
+		} else {
+			f.capped, f.hit = d.until(r.target(d.sim().Now()), maxBatch, c)
+		}
 		d.deadline = time.Time{}
 	case reqBack:
 		f.what = d.back(r.n)
@@ -316,8 +376,11 @@ func (d *driver) do(r request) frameMsg {
 		to, f.hit = d.reverse(c)
 		if f.hit != "" {
 			f.found = true
-			f.back = d.seek(func() { d.tl.SeekEvent(to) })
+			f.back = d.seek(func() { d.tl.SeekBackFilling(to) })
 		}
+	}
+	if d.quiet = false; d.gapped && !quiet {
+		d.rebuild(r.view.iters)
 	}
 	d.brkSessions = nil
 	if c != nil {
@@ -333,7 +396,10 @@ func (d *driver) do(r request) frameMsg {
 func (d *driver) frame(f *frameMsg, v viewReq) {
 	s := d.sim()
 	f.snap = s.Snapshot()
-	f.log = d.log.view()
+	f.log, f.gapped = d.log.view(), d.gapped
+	if d.gapped {
+		f.log = d.tail.view()
+	}
 	f.next = s.NextTime()
 	notes := s.PoolNotes()
 	if s.Done() && s.Err() == nil {
@@ -427,35 +493,128 @@ func (d *driver) seek(do func()) bool {
 	d.floor = now
 	t := d.sim().Now()
 	d.samples = nil
-	d.nextSample = t + math.Max(t/sampleShare, 1e-9)
+	d.nextSample = nextSample(t)
 	return true
 }
 
 // seekEvent goes to the state after n events: back from the nearest
-// checkpoint, or forward sampling the charts on the way.
+// checkpoint (filling in those a quiet batch left out on the way); forward through the latest checkpoint before n when the run
+// was there before and that is cheaper (jumpPays: the charts then read the
+// run's history), else running the events in StepN chunks, sampling the
+// charts on the way.
 func (d *driver) seekEvent(n uint64) {
 	if n < d.sim().Events() {
-		d.tl.SeekEvent(n)
+		d.tl.SeekBackFilling(n)
+		return
+	}
+	if cps := d.tl.CheckpointsBefore(n); len(cps) > 0 && d.jumpPays(cps[len(cps)-1]) {
+		d.jump(func() { d.tl.SeekEvent(n) })
 		return
 	}
 	for d.sim().Events() < n && !d.sim().Done() {
-		d.step()
+		d.tl.StepN(min(quietChunk, n-d.sim().Events()))
+		d.sampleNow()
 	}
 }
 
-// seekTime goes to time t as interp.Timeline.SeekTime does, sampling the
-// charts when it goes forward.
+// seekTime goes to time t as interp.Timeline.SeekTime does: forward, as
+// seekEvent does, through a checkpoint before t visited before when that
+// is cheaper, else running the events, sampling the charts.
 func (d *driver) seekTime(t float64) {
 	if t < d.sim().Now() {
-		d.tl.SeekTime(t)
+		d.tl.SeekTimeBackFilling(t)
+		return
+	}
+	if d.jumpPays(d.tl.CheckpointBeforeTime(t)) {
+		d.jump(func() { d.tl.SeekTime(t) })
 		return
 	}
 	if t >= d.opt.Horizon {
-		for d.step() {
-		}
+		d.stepN(math.MaxUint64)
 		return
 	}
 	d.until(t, math.MaxUint64, nil)
+}
+
+// jumpPays reports whether going forward through the checkpoint at event
+// c costs fewer events than running there: a jump runs the events from c
+// on, and the log is then rebuilt by a replay of about the events its
+// logKeep lines span; running traces the log as it goes (or, after quiet
+// batches, rebuilds it all the same).
+func (d *driver) jumpPays(c uint64) bool {
+	now := d.sim().Events()
+	if c <= now {
+		return false
+	}
+	if v := d.log.view(); !d.gapped && v.len() > 1 {
+		if a, b := v.at(0).Event, v.at(v.len()-1).Event; b > a {
+			d.perEvent = float64(v.len()) / float64(b-a)
+		}
+	}
+	span := uint64(logKeep) // a guess of one line an event until a log was seen whole
+	if d.perEvent > 0 {
+		span = uint64(logKeep / d.perEvent)
+	}
+	jump, run := min(c, span)+d.tl.Every(), c-now
+	if d.gapped {
+		run += min(c, span)
+	}
+	return jump < run
+}
+
+// goQuiet makes the rest of a request keep no log: it is rebuilt when the
+// request is done.
+func (d *driver) goQuiet() {
+	if !d.gapped {
+		d.gapped, d.tail = true, eventLog{}
+	}
+	d.quiet = true
+}
+
+// historyCols is how many samples of the run's history a jump forward
+// gives the charts: more than a chart has columns.
+const historyCols = 256
+
+// jump moves the run forward with move, through a checkpoint, and gives
+// the charts the part jumped over from the run's own history: each gauge's
+// value and each observe's running mean at historyCols times. The pools'
+// trends have no history: they are unknown over the part.
+func (d *driver) jump(move func()) {
+	t0 := d.sim().Now()
+	d.goQuiet() // the log is rebuilt where the run lands
+	move()
+	s := d.sim()
+	t1 := s.Now()
+	if !(t1 > t0) {
+		return
+	}
+	ts := make([]float64, historyCols)
+	for i := range ts {
+		ts[i] = t0 + (t1-t0)*float64(i)/historyCols
+	}
+	gs := make([][]float64, len(d.prog.Gauges))
+	for i := range gs {
+		gs[i] = s.GaugeAt(i, ts)
+	}
+	ms := make([][]float64, len(d.prog.Observes))
+	for i := range ms {
+		ms[i] = s.ObserveMeanAt(i, ts)
+	}
+	unknown := poolSample{used: math.NaN(), queued: math.NaN(), leased: math.NaN(), oldest: math.NaN()}
+	for j, t := range ts {
+		sm := sample{t: t, gauges: make([]float64, len(gs)), means: make([]float64, len(ms)), pools: make([]poolSample, len(d.prog.Pools))}
+		for i := range gs {
+			sm.gauges[i] = gs[i][j]
+		}
+		for i := range ms {
+			sm.means[i] = ms[i][j]
+		}
+		for i := range sm.pools {
+			sm.pools[i] = unknown
+		}
+		d.samples = append(d.samples, sm)
+	}
+	d.nextSample = nextSample(t1)
 }
 
 // until processes the events up to time t, then moves the clock to t; at
@@ -479,6 +638,106 @@ func (d *driver) until(t float64, max uint64, c *checker) (bool, string) {
 	return false, ""
 }
 
+// quietBatch is a batch at top speed: it runs to time t, or as many events
+// as the batch budget's wall time allows, keeping no log but the last
+// quietTail events (the log is rebuilt when read). Breakpoints are
+// checked after every event as in until; with none, the events run in
+// StepN chunks. It reports whether it stopped short of t, and the
+// breakpoint hit.
+func (d *driver) quietBatch(t float64, c *checker) (capped bool, hit string) {
+	if !d.gapped {
+		d.gapped, d.tail = true, eventLog{}
+	}
+	d.quiet = true
+	if d.brkSessions == nil {
+		// No session breakpoint needs to see the traced events: no tracer.
+		d.sim().SetTracer(nil)
+	}
+	if c == nil && t >= d.opt.Horizon {
+		capped = d.stepN(maxQuietBatch)
+	} else {
+		capped, hit = d.until(t, maxQuietBatch, c)
+	}
+	d.sim().SetTracer(d.trace)
+	d.quiet = false
+	if capped && hit == "" {
+		d.tail = eventLog{}
+		start := d.sim().Events()
+		for d.tail.total < quietTail && d.sim().Events()-start < quietTailEvents && !d.sim().Done() && d.sim().NextTime() <= t {
+			d.step()
+			if hit = c.after(d); hit != "" {
+				break
+			}
+		}
+	}
+	return capped, hit
+}
+
+// stepN runs at most max events in StepN chunks, sampling the charts after
+// each chunk and stopping at the batch's deadline. It reports whether it
+// stopped before the run's end.
+func (d *driver) stepN(max uint64) bool {
+	start := d.sim().Events()
+	for !d.sim().Done() {
+		n := d.sim().Events() - start
+		if n >= max || !d.deadline.IsZero() && time.Now().After(d.deadline) {
+			return true
+		}
+		d.tl.StepNEvery(min(quietChunk, max-n), quietSparse)
+		d.sampleNow()
+	}
+	return false
+}
+
+// rebuild makes the log whole again after quiet batches: the last
+// logKeep events a run traced live would hold now. It replays the spans
+// between checkpoints backwards from now, each once, until it has them,
+// with a tracer that keeps their events (iters: whether engine iterations
+// are traced), and fills in the checkpoints missing in the spans it
+// replays (Timeline.Refill).
+func (d *driver) rebuild(iters bool) {
+	d.gapped, d.tail = false, eventLog{}
+	now := d.sim().Events()
+	d.floor, d.floorSet = now, true
+	cps := d.tl.CheckpointsBefore(now)
+	var spans [][]interp.TraceEvent // newest first
+	got, to := 0, now
+	for i := len(cps) - 1; i >= 0 && got < logKeep; i-- {
+		from := cps[i]
+		if from >= to {
+			continue
+		}
+		var span []interp.TraceEvent
+		set := false
+		d.tl.Refill(from, to, func(s *interp.Sim) bool {
+			if !set {
+				set = true
+				s.TraceIterations(iters)
+				s.SetTracer(func(e interp.TraceEvent) { span = append(span, e) })
+			}
+			return true
+		}, nil)
+		spans = append(spans, span)
+		got += len(span)
+		to = from
+	}
+	var l eventLog
+	skip := max(0, got-logKeep)
+	for k := len(spans) - 1; k >= 0; k-- {
+		for _, e := range spans[k] {
+			if skip > 0 {
+				skip--
+				continue
+			}
+			l.add(e)
+		}
+	}
+	if l.kept > 0 && now > to {
+		d.perEvent = float64(got) / float64(now-to)
+	}
+	d.log = l
+}
+
 // stepOne processes one event and says what it did when the tracer did
 // not: an engine's iteration ending, a job leaving a delay, the warm-up.
 func (d *driver) stepOne(c *checker) (what, hit string) {
@@ -500,7 +759,7 @@ func (d *driver) back(n uint64) string {
 		return ""
 	}
 	// Land one event early and step it, to say what that event did.
-	d.seek(func() { d.tl.SeekEvent(cur - n - 1) })
+	d.seek(func() { d.tl.SeekBackFilling(cur - n - 1) })
 	what, _ := d.stepOne(nil)
 	return what
 }

@@ -2,51 +2,42 @@ package tui
 
 import "github.com/serq/serq/interp"
 
-// logKeep is about how many traced events the driver remembers for the log:
-// a ring of chunks, the oldest chunk dropped when the ring outgrows it.
+// logKeep is how many traced events the driver remembers for the log: the
+// last logKeep, kept in chunks of logChunk.
 const (
-	logKeep   = 100_000
-	logChunk  = 1024
-	logChunks = logKeep / logChunk
+	logKeep  = 100_000
+	logChunk = 1024
 )
 
-// eventLog is the driver's history of traced events, oldest first. Full
-// chunks are never written again, so a frame can share them; the last
-// chunk is only appended to (a frame reads below its length), and a
-// truncation copies the chunk it cuts, so no frame ever sees a change.
-//
-// A chunk that no view has seen (it came and went within one request, as
-// at top speed, when a batch traces many times logKeep events) is used
-// again for new events: the log then allocates nothing.
+// eventLog is the driver's history of traced events, oldest first: the
+// last logKeep of them (a sliding window, so what it holds depends only on
+// the events up to now, and a replay can rebuild it). Full chunks are
+// never written again, so a frame can share them; the last chunk is only
+// appended to (a frame reads below its length), the first is only cut
+// from its front (a frame keeps its own slice of it), and a truncation
+// copies the chunk it cuts, so no frame ever sees a change.
 type eventLog struct {
 	chunks [][]interp.TraceEvent
-	born   []int // per chunk: the views taken before it began
-	views  int   // views taken
-	free   [][]interp.TraceEvent
+	kept   int    // events held: at most logKeep
 	total  uint64 // events ever added
 }
 
 func (l *eventLog) add(e interp.TraceEvent) {
 	n := len(l.chunks)
-	if n == 0 || len(l.chunks[n-1]) == logChunk {
-		if n > logChunks {
-			if l.born[0] == l.views {
-				l.free = append(l.free, l.chunks[0][:0])
-			}
-			l.chunks[0] = nil
-			l.chunks, l.born = l.chunks[1:], l.born[1:]
-		}
-		var c []interp.TraceEvent
-		if k := len(l.free); k > 0 {
-			c, l.free = l.free[k-1], l.free[:k-1]
-		} else {
-			c = make([]interp.TraceEvent, 0, logChunk)
-		}
-		l.chunks, l.born = append(l.chunks, c), append(l.born, l.views)
-		n = len(l.chunks)
+	if n == 0 || len(l.chunks[n-1]) == cap(l.chunks[n-1]) {
+		l.chunks = append(l.chunks, make([]interp.TraceEvent, 0, logChunk))
+		n++
 	}
 	l.chunks[n-1] = append(l.chunks[n-1], e)
 	l.total++
+	if l.kept++; l.kept > logKeep {
+		l.chunks[0] = l.chunks[0][1:]
+		l.kept--
+		if len(l.chunks[0]) == 0 {
+			l.chunks[0] = nil
+			l.chunks = l.chunks[1:]
+		}
+	}
 }
 
 // last is the event number of the newest event kept, 0 if none.
@@ -71,9 +62,10 @@ func (l *eventLog) truncate(n uint64) {
 			return
 		}
 		l.total -= uint64(len(c) - k)
+		l.kept -= len(c) - k
 		if k == 0 {
 			l.chunks[len(l.chunks)-1] = nil
-			l.chunks, l.born = l.chunks[:len(l.chunks)-1], l.born[:len(l.born)-1]
+			l.chunks = l.chunks[:len(l.chunks)-1]
 			continue
 		}
 		cp := make([]interp.TraceEvent, k, logChunk)
@@ -85,7 +77,6 @@ func (l *eventLog) truncate(n uint64) {
 
 // view is a picture of the log that later changes do not touch.
 func (l *eventLog) view() logView {
-	l.views++
 	v := logView{chunks: make([][]interp.TraceEvent, len(l.chunks))}
 	for i, c := range l.chunks {
 		v.chunks[i] = c[:len(c):len(c)]

@@ -54,12 +54,12 @@ func TestMouse(t *testing.T) {
 		hs.send(tea.MouseMsg{X: x, Y: y, Action: tea.MouseActionPress, Button: b})
 	}
 	wheel(tea.MouseButtonWheelDown, 100, 20) // Trends
-	if m.offset[paneGauges] != 3 || m.focus != paneNIC {
-		t.Errorf("wheel down on Trends: offset %d focus %d, want 3 and the focus left on NIC flows", m.offset[paneGauges], m.focus)
+	if m.boxes[paneGauges].off != 3 || m.focus != paneNIC {
+		t.Errorf("wheel down on Trends: offset %d focus %d, want 3 and the focus left on NIC flows", m.boxes[paneGauges].off, m.focus)
 	}
 	wheel(tea.MouseButtonWheelUp, 10, 40) // the log: back from its tail
-	if m.offset[paneLog] != 3 {
-		t.Errorf("wheel up on the log: offset %d, want 3 from the end", m.offset[paneLog])
+	if m.boxes[paneLog].off != 3 {
+		t.Errorf("wheel up on the log: offset %d, want 3 from the end", m.boxes[paneLog].off)
 	}
 	click(10, 0) // the status bar: no pane
 	if m.focus != paneNIC {

@@ -84,8 +84,9 @@ func (k *KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Run, k.Step, k.Slice, k.Back, k.Command, k.Goto, k.Faster, k.Panes, k.Help, k.Quit}
 }
 
-// FullHelp is the `?` help, grouped: stepping, pace, the debugger, panes,
-// the app.
+// FullHelp is every key, grouped as the `?` help shows them: stepping,
+// pace, the debugger, panes, the app. The model assembles that help from
+// its own keys and its panes' (Model.fullHelp), in these groups.
 func (k *KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Run, k.Step, k.Slice, k.Slices, k.Back, k.Reverse},

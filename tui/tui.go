@@ -4,8 +4,11 @@
 // on key 6, the deployment figure of `serq draw` with live numbers.
 //
 // The root [Model] follows soft-serve's layout: one [Styles] and one
-// [KeyMap] shared by plain pane structs, each with setSize and its lines,
-// the root drawing the boxes, the status bar and the help. The panes are
+// [KeyMap] shared by the panes, each a [Component] (a paneBox: the pane's
+// box, its scrolling and its keys, around plain pane structs with their
+// lines); the root keeps the program's own keys, routes the others to the
+// focused pane, and draws the status bar and the help, assembled from its
+// keys and the panes'. The panes are
 // derived from the program (its leasing pools, engine memory pools,
 // shared ps stages, gauges and observes, its lowered deployment), never
 // from the seed's names.
@@ -91,10 +94,10 @@ type BreakError struct {
 func (e *BreakError) Error() string { return "--break " + e.Expr + ": " + e.Err.Error() }
 func (e *BreakError) Unwrap() error { return e.Err }
 
-// checkpointEvery is the TUI's checkpoint spacing: half interp's default,
-// so a step back replays at most 32,768 events (some 25 ms on the seed),
-// for about 45 MB of checkpoints over the seed's 2.2 M events.
-const checkpointEvery = interp.DefaultCheckpointEvery / 2
+// checkpointEvery is the TUI's checkpoint spacing, interp's default: a
+// step back replays at most 65,536 events (some 25 ms on the seed), and a
+// checkpoint (about 2 ms there) costs some 5 % of a run at top speed.
+const checkpointEvery = interp.DefaultCheckpointEvery
 
 // Minimum terminal size; below it the screen says so.
 const (
@@ -123,9 +126,10 @@ var focusOrder = [numPanes]int{paneLeases, paneKV, paneNIC, paneGauges, paneWhy,
 // topPane reports whether pane i is one of those laid out two to a row.
 func topPane(i int) bool { return i < paneLog || i == paneWhy || i == paneSession }
 
-// pane is one box of the screen. Panes are plain structs (glow's habit):
-// setFrame takes the new picture in Update, setSize the content area,
-// lines the content; the root draws the border, the title and scrolling.
+// pane is the content of one box of the screen. Panes are plain structs
+// (glow's habit): setFrame takes the new picture in Update, setSize the
+// content area, lines the content; their paneBox draws the border and the
+// title, and scrolls.
 type pane interface {
 	title() string
 	setSize(w, h int)
@@ -166,13 +170,13 @@ type Model struct {
 	skipped  bool // a tick found the driver busy since the last batch
 	flash    string
 
-	frame  *frameMsg
-	panes  [numPanes]pane
-	shown  [numPanes]bool
-	offset [numPanes]int // scroll offset; from the end for the log
-	rects  [numPanes]rect
-	rows   [][]int // the visible panes by screen row
-	focus  int
+	frame *frameMsg
+	panes [numPanes]pane
+	shown [numPanes]bool
+	boxes [numPanes]*paneBox // each pane's Component: its box, scrolling and keys
+	rects [numPanes]rect
+	rows  [][]int // the visible panes by screen row
+	focus int
 
 	prog   *model.Program
 	breaks []breakpoint // breakpoints and watches, by id
@@ -271,6 +275,9 @@ func New(p *model.Program, opts Options) (*Model, error) {
 	if !hasShared(p) {
 		m.shown[paneNIC] = false
 	}
+	for i, pn := range m.panes {
+		m.boxes[i] = newPaneBox(st, m.keys, i, pn)
+	}
 	m.cmd = textinput.New()
 	m.cmd.Prompt = ":"
 	m.cmd.CharLimit = 500
@@ -356,62 +363,31 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	cmd := m.key1(msg)
 	m.relayout()
-	return cmd
+	return tea.Batch(cmd, m.wholeLog())
 }
 
 func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
-	k := m.keys
 	m.flash = ""
 	m.msg = nil
 	if p := m.pending; p != 0 {
 		m.pending = 0
 		return m.markKey(p, msg)
 	}
+	for _, keys := range []func(tea.KeyMsg) (tea.Cmd, bool){m.runKey, m.paceKey, m.paneKey, m.debugKey, m.tourKey} {
+		if cmd, ok := keys(msg); ok {
+			return cmd
+		}
+	}
+	// Not a key of the whole program: the focused pane's.
+	return m.route(m.focus, msg)
+}
+
+// runKey handles running and stepping, restart, help and quit.
+func (m *Model) runKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
 	switch {
-	case key.Matches(msg, k.NextStop):
-		return m.stopKey(1)
-	case key.Matches(msg, k.PrevStop):
-		return m.stopKey(-1)
-	case key.Matches(msg, k.Mark):
-		m.pending = 'm'
-		m.flash = "mark: a letter names this moment"
-	case key.Matches(msg, k.Jump):
-		m.pending = '\''
-		m.flash = "go to mark: its letter"
-	case key.Matches(msg, k.Command):
-		m.openCmd(":", "")
-	case key.Matches(msg, k.Goto):
-		m.openCmd(":", "goto ")
-	case key.Matches(msg, k.Filter):
-		m.openCmd("/", m.logPane().filter)
-	case key.Matches(msg, k.Reverse):
-		m.pause()
-		if !m.hasBreaks() {
-			m.flash = "no breakpoint to go back to: :break EXPR sets one"
-			return nil
-		}
-		m.queue = nil
-		return m.enqueue(request{kind: reqReverse})
-	case key.Matches(msg, k.Follow):
-		if s := m.leasesPane().selected(); s != noSession {
-			if s == m.follow {
-				return m.setFollow(noSession)
-			}
-			return m.setFollow(s)
-		}
-		if m.follow != noSession {
-			return m.setFollow(noSession)
-		}
-		m.flash = "select a lease first (tab to the Leases pane, ↑/↓), or :follow N"
-	case key.Matches(msg, k.Why):
-		if s := m.leasesPane().selected(); s != noSession {
-			return m.setWhy(s)
-		}
-		m.flash = "select a lease first (tab to the Leases pane, ↑/↓), or :why N"
-	case key.Matches(msg, k.Tail):
-		m.offset[paneLog] = 0
 	case key.Matches(msg, k.Quit):
-		return tea.Quit
+		return tea.Quit, true
 	case key.Matches(msg, k.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		m.layout()
@@ -422,33 +398,47 @@ func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
 		case m.over():
 			m.flash = "the run is over: r restarts, b goes back"
 		default:
-			return m.resume()
+			return m.resume(), true
 		}
 	case key.Matches(msg, k.Step):
 		m.pause()
 		if m.over() {
 			m.flash = "the run is over: r restarts, b goes back"
-			return nil
+			return nil, true
 		}
-		return m.enqueue(request{kind: reqStep, n: 1})
+		return m.enqueue(request{kind: reqStep, n: 1}), true
 	case key.Matches(msg, k.Slice, k.Slices):
 		m.pause()
 		if m.over() {
 			m.flash = "the run is over: r restarts, b goes back"
-			return nil
+			return nil, true
 		}
 		dt := m.slice
 		if key.Matches(msg, k.Slices) {
 			dt *= 10
 		}
-		return m.enqueue(request{kind: reqSlice, dt: dt})
+		return m.enqueue(request{kind: reqSlice, dt: dt}), true
 	case key.Matches(msg, k.Back):
 		m.pause()
 		if m.frame != nil && m.frame.snap.Events == 0 && !m.busy && len(m.queue) == 0 {
 			m.flash = "at the start"
-			return nil
+			return nil, true
 		}
-		return m.enqueue(request{kind: reqBack, n: 1})
+		return m.enqueue(request{kind: reqBack, n: 1}), true
+	case key.Matches(msg, k.Restart):
+		m.pause()
+		m.queue = nil
+		return m.enqueue(request{kind: reqRestart}), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// paceKey handles the keys of the slice and the speed.
+func (m *Model) paceKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
+	switch {
 	case key.Matches(msg, k.Shrink):
 		m.slice = math.Max(m.slice/2, minSlice)
 	case key.Matches(msg, k.Grow):
@@ -459,10 +449,16 @@ func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
 		m.speed = math.Max(m.speed/2, minSpeed)
 	case key.Matches(msg, k.ResetSpeed):
 		m.speed = m.opts.Speed
-	case key.Matches(msg, k.Restart):
-		m.pause()
-		m.queue = nil
-		return m.enqueue(request{kind: reqRestart})
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// paneKey handles the panes' toggles and the focus.
+func (m *Model) paneKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
+	switch {
 	case key.Matches(msg, k.Panes):
 		m.toggle(int(msg.String()[0] - '1'))
 	case key.Matches(msg, k.Inspect):
@@ -473,43 +469,90 @@ func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
 		rp := m.panes[paneReport].(*reportPane)
 		if m.shown[paneReport] && rp.has && m.frame != nil && rp.events == m.frame.snap.Events {
 			m.toggle(paneReport)
-			return nil
+			return nil, true
 		}
 		if !m.shown[paneReport] {
 			m.toggle(paneReport)
 		}
 		m.focus = paneReport
 		m.flash = "the report serq run prints, as of now"
-		return m.enqueue(request{kind: reqReport})
+		return m.enqueue(request{kind: reqReport}), true
 	case key.Matches(msg, k.Focus):
 		m.cycleFocus(1)
 	case key.Matches(msg, k.FocusBack):
 		m.cycleFocus(-1)
-	case key.Matches(msg, k.Up, k.Down):
-		step := 1
-		if msg.String() == "pgup" || msg.String() == "pgdown" {
-			step = max(1, m.rects[m.focus].h-3)
-		}
-		if key.Matches(msg, k.Up) {
-			step = -step
-		}
-		if m.focus == paneLeases && (msg.String() == "up" || msg.String() == "down" || msg.String() == "k" || msg.String() == "j") {
-			if line, ok := m.leasesPane().move(step); ok {
-				ch := m.rects[paneLeases].h - 2
-				if line < m.offset[paneLeases] {
-					m.offset[paneLeases] = line
-				} else if ch > 0 && line >= m.offset[paneLeases]+ch {
-					m.offset[paneLeases] = line - ch + 1
-				}
-				return nil
-			}
-		}
-		if m.focus == paneLog {
-			step = -step // the log's offset counts from its end
-		}
-		m.offset[m.focus] = max(0, m.offset[m.focus]+step)
+	default:
+		return nil, false
 	}
-	return nil
+	return nil, true
+}
+
+// debugKey handles the debugger's keys: the command line, goto, the log's
+// filter, reverse continue, follow and why.
+func (m *Model) debugKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Command):
+		m.openCmd(":", "")
+	case key.Matches(msg, k.Goto):
+		m.openCmd(":", "goto ")
+	case key.Matches(msg, k.Filter):
+		m.openCmd("/", m.logPane().filter)
+	case key.Matches(msg, k.Reverse):
+		m.pause()
+		if !m.hasBreaks() {
+			m.flash = "no breakpoint to go back to: :break EXPR sets one"
+			return nil, true
+		}
+		m.queue = nil
+		return m.enqueue(request{kind: reqReverse}), true
+	case key.Matches(msg, k.Follow):
+		if s := m.leasesPane().selected(); s != noSession {
+			if s == m.follow {
+				return m.setFollow(noSession), true
+			}
+			return m.setFollow(s), true
+		}
+		if m.follow != noSession {
+			return m.setFollow(noSession), true
+		}
+		m.flash = "select a lease first (tab to the Leases pane, ↑/↓), or :follow N"
+	case key.Matches(msg, k.Why):
+		if s := m.leasesPane().selected(); s != noSession {
+			return m.setWhy(s), true
+		}
+		m.flash = "select a lease first (tab to the Leases pane, ↑/↓), or :why N"
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// tourKey handles the tour's keys (> and <) and the marks (m and ').
+func (m *Model) tourKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.NextStop):
+		return m.stopKey(1), true
+	case key.Matches(msg, k.PrevStop):
+		return m.stopKey(-1), true
+	case key.Matches(msg, k.Mark):
+		m.pending = 'm'
+		m.flash = "mark: a letter names this moment"
+	case key.Matches(msg, k.Jump):
+		m.pending = '\''
+		m.flash = "go to mark: its letter"
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// route gives msg to pane i's Component.
+func (m *Model) route(i int, msg tea.Msg) tea.Cmd {
+	c, cmd := m.boxes[i].Update(msg)
+	m.boxes[i] = c.(*paneBox)
+	return cmd
 }
 
 // paneAt is the visible pane at screen cell (x, y), -1 for none.
@@ -550,10 +593,7 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 		if msg.Button == tea.MouseButtonWheelUp {
 			step = -3
 		}
-		if i == paneLog {
-			step = -step // the log's offset counts from its end
-		}
-		m.offset[i] = max(0, m.offset[i]+step)
+		return m.route(i, scrollMsg{step})
 	}
 	return nil
 }
@@ -634,7 +674,24 @@ func (m *Model) tick(msg tickMsg) tea.Cmd {
 		return next
 	}
 	dt := m.speed * m.opts.TickEvery.Seconds()
-	return tea.Batch(next, m.enqueue(request{kind: reqBatch, dt: dt}))
+	return tea.Batch(next, m.enqueue(request{kind: reqBatch, dt: dt, quiet: (m.lag || m.speed >= maxSpeed) && m.quietOK()}))
+}
+
+// quietOK reports whether a batch at top speed may keep no log: the log
+// is then rebuilt when the run stops. Not while a followed session's or a
+// filter's few lines can be read as they come, nor with engine
+// iterations traced.
+func (m *Model) quietOK() bool {
+	return m.follow == noSession && m.logPane().filter == "" && !m.iters
+}
+
+// wholeLog asks for a picture with the whole log when the run stopped
+// after batches that kept none.
+func (m *Model) wholeLog() tea.Cmd {
+	if m.running || m.busy || len(m.queue) > 0 || m.frame == nil || !m.frame.gapped {
+		return nil
+	}
+	return m.enqueue(request{kind: reqSnapshot})
 }
 
 // enqueue adds a request, merged with the last waiting one of its kind,
@@ -706,9 +763,9 @@ func (m *Model) apply(f frameMsg) tea.Cmd {
 	if f.kind == reqBatch && f.capped && m.running && !m.busy && len(m.queue) == 0 {
 		// The run lags the clock: the next batch starts as soon as this
 		// frame lands, not at the next tick.
-		next = m.enqueue(request{kind: reqBatch, dt: m.speed * m.opts.TickEvery.Seconds()})
+		next = m.enqueue(request{kind: reqBatch, dt: m.speed * m.opts.TickEvery.Seconds(), quiet: m.quietOK()})
 	}
-	return tea.Batch(tc, next, m.dispatch())
+	return tea.Batch(tc, next, m.dispatch(), m.wholeLog())
 }
 
 // over reports whether the run can go no further.
@@ -805,7 +862,7 @@ func (m *Model) layout() {
 				w = m.width - w*(len(row)-1)
 			}
 			m.rects[i] = rect{w, h}
-			m.panes[i].setSize(w-2, h-2)
+			m.boxes[i].SetSize(w, h)
 		}
 	}
 }
@@ -827,7 +884,7 @@ func (m *Model) helpView() string {
 			row = nil
 		}
 	}
-	for _, g := range m.keys.FullHelp() {
+	for _, g := range m.fullHelp() {
 		try := append(append([][]key.Binding(nil), row...), g)
 		if len(row) > 0 && lipgloss.Width(h.FullHelpView(try)) > m.width {
 			flush()
@@ -840,6 +897,35 @@ func (m *Model) helpView() string {
 		lines[i] = fit(strings.TrimRight(l, " "), m.width)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// fullHelp is the `?` help, grouped as KeyMap.FullHelp: the program's own
+// keys, with the panes' keys (their ShortHelp, each key once) among the
+// debugger's keys and, for scrolling, among the panes'.
+func (m *Model) fullHelp() [][]key.Binding {
+	k := m.keys
+	var own, scroll []key.Binding
+	seen := map[string]bool{}
+	for _, i := range focusOrder {
+		for _, b := range m.boxes[i].ShortHelp() {
+			h := b.Help().Key
+			switch {
+			case seen[h]:
+			case key.Matches(tea.KeyMsg{Type: tea.KeyUp}, b), key.Matches(tea.KeyMsg{Type: tea.KeyDown}, b):
+				scroll = append(scroll, b)
+			default:
+				own = append(own, b)
+			}
+			seen[h] = true
+		}
+	}
+	return [][]key.Binding{
+		{k.Run, k.Step, k.Slice, k.Slices, k.Back, k.Reverse},
+		{k.Shrink, k.Grow, k.Faster, k.Slower, k.ResetSpeed},
+		append(append([]key.Binding{k.Command, k.Goto, k.Filter}, own...), k.Why, k.Follow),
+		append([]key.Binding{k.Panes, k.Deploy, k.Inspect, k.Report, k.Focus, k.FocusBack}, scroll...),
+		{k.NextStop, k.PrevStop, k.Mark, k.Jump, k.Restart, k.Help, k.Quit},
+	}
 }
 
 // View draws the screen, or returns it as drawn when no message but a
@@ -899,78 +985,10 @@ func (m *Model) statusView() string {
 	return m.bar.view(m.width, d)
 }
 
-// box draws pane i in its rectangle: a rounded border, or a thick one
-// with a ▶ before the title when focused, the content scrolled, and the
-// visible range in the bottom border when the content does not fit.
+// box draws pane i's Component, focused or not.
 func (m *Model) box(i int) string {
-	r := m.rects[i]
-	p := m.panes[i]
-	cw, ch := r.w-2, r.h-2
-	focused := i == m.focus
-	bs, ts := m.st.Pane.Border, m.st.Pane.Title
-	b := lipgloss.RoundedBorder()
-	title := fmt.Sprintf(" %d %s ", i+1, p.title())
-	if focused {
-		bs, ts = m.st.Pane.FocusedBorder, m.st.Pane.FocusedTitle
-		b = lipgloss.ThickBorder()
-		title = fmt.Sprintf(" ▶ %d %s ", i+1, p.title())
-	}
-	var lines []string
-	total := 0
-	lp, windowed := p.(*logPane)
-	if !windowed {
-		lines = p.lines()
-		total = len(lines)
-	} else {
-		total = lp.count()
-	}
-	maxOff := max(0, total-ch)
-	off := min(m.offset[i], maxOff)
-	m.offset[i] = off
-	start := off
-	if i == paneLog {
-		start = maxOff - off
-	}
-	if windowed {
-		lines = make([]string, start, start+ch)
-		lines = append(lines, lp.window(start, min(total, start+ch))...)
-	}
-	scroll := ""
-	if total > ch && ch > 0 {
-		arrows := ""
-		if start > 0 {
-			arrows += "↑"
-		}
-		if start < maxOff {
-			arrows += "↓"
-		}
-		scroll = fmt.Sprintf(" %d-%d of %d %s ", start+1, start+ch, total, arrows)
-	}
-	var sb strings.Builder
-	sb.WriteString(m.edge(b.TopLeft, b.Top, b.TopRight, ts.Render(title), cw, bs))
-	for j := 0; j < ch; j++ {
-		line := ""
-		if k := start + j; k < len(lines) {
-			line = lines[k]
-		}
-		sb.WriteString("\n" + bs.Render(b.Left) + fit(line, cw) + bs.Render(b.Right))
-	}
-	sb.WriteString("\n" + m.edge(b.BottomLeft, b.Bottom, b.BottomRight, m.st.Pane.Scroll.Render(scroll), cw, bs))
-	return sb.String()
-}
-
-// edge draws a top or bottom border of inner width cw with a label after
-// one border glyph.
-func (m *Model) edge(left, fill, right, label string, cw int, bs lipgloss.Style) string {
-	lw := lipgloss.Width(label)
-	if lw > cw-1 {
-		label = fit(label, max(0, cw-1))
-		lw = lipgloss.Width(label)
-	}
-	if lw == 0 {
-		return bs.Render(left + strings.Repeat(fill, cw) + right)
-	}
-	return bs.Render(left+fill) + label + bs.Render(strings.Repeat(fill, cw-1-lw)+right)
+	m.boxes[i].focused = i == m.focus
+	return m.boxes[i].View()
 }
 
 // leasesPane is the Leases pane; in a program without one (the Stations
@@ -1059,7 +1077,7 @@ func (m *Model) cmdKey(msg tea.KeyMsg) tea.Cmd {
 		if m.cmdKind == "/" {
 			m.closeCmd()
 			m.logPane().setFilter(line)
-			m.offset[paneLog] = 0
+			m.boxes[paneLog].off = 0
 			if line = strings.TrimSpace(line); line != "" {
 				m.flash = "log filtered by " + line
 			}

@@ -396,6 +396,7 @@ func TestViewGolden(t *testing.T) {
 		{"160x48_deploy", 160, 48, "6"},
 		{"160x48_deploy_only", 160, 48, "612345"},
 		{"80x24_deploy_only", 80, 24, "612345"},
+		{"200x60_deploy", 200, 60, "6"},
 	} {
 		t.Run(sz.name, func(t *testing.T) {
 			m, hs := newModel(t, Options{Warmup: 20, Speed: 15, TickEvery: time.Second / 30}, sz.w, sz.h)
