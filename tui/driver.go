@@ -578,7 +578,9 @@ const historyCols = 256
 // jump moves the run forward with move, through a checkpoint, and gives
 // the charts the part jumped over from the run's own history: each gauge's
 // value and each observe's running mean at historyCols times. The pools'
-// trends have no history: they are unknown over the part.
+// trends have no history in the run: their samples are unknown over the
+// part, and the charts show what they kept of it from when the run passed
+// it before (a series keeps the part after a step back).
 func (d *driver) jump(move func()) {
 	t0 := d.sim().Now()
 	d.goQuiet() // the log is rebuilt where the run lands

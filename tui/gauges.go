@@ -156,7 +156,8 @@ func (p *gaugesPane) setSize(w, h int) {
 }
 
 // setFrame records the frame's samples and values: after a restart the
-// history starts over, and after going back it is cut at the new time.
+// history starts over; after going back the charts end at the new time
+// and keep the part after it for when the run passes it again.
 func (p *gaugesPane) setFrame(f *frameMsg) {
 	p.frame = f
 	if f.kind == reqRestart {
@@ -165,7 +166,7 @@ func (p *gaugesPane) setFrame(f *frameMsg) {
 		}
 	} else if f.back {
 		for _, r := range p.rows {
-			r.hist.truncate(f.snap.Time)
+			r.hist.rewind(f.snap.Time)
 		}
 	}
 	for _, sm := range f.samples {
@@ -215,7 +216,7 @@ func (p *gaugesPane) redraw() {
 	p.end = chartEnd(p.now)
 	levels := 8 * p.sparkH
 	for _, r := range p.rows {
-		cols := r.hist.columns(p.sparkW, p.end)
+		cols := r.hist.columns(p.sparkW, p.end, p.now)
 		// Columns after now have no value yet.
 		for i := range cols {
 			if float64(i)*p.end/float64(p.sparkW) >= p.now {

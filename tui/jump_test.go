@@ -63,3 +63,48 @@ func TestGotoForwardJumps(t *testing.T) {
 		}
 	}
 }
+
+// TestJumpKeepsPoolTrends: the pools' trends, which have no history in
+// the run, keep what the charts saw of a part when the run goes back and
+// then jumps over it again: every column of a leasing pool's chart up to
+// the jump's end has a value, the same as before the step back.
+func TestJumpKeepsPoolTrends(t *testing.T) {
+	noView := viewReq{why: noSession, follow: noSession}
+	opt := interp.Options{Horizon: 2000, Seed: 1}
+	p := seed(t)
+	d, err := newDriver(p, opt, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gp := newGaugesPane(DefaultStyles(), p, 0)
+	gp.setSize(120, 40)
+	var leased *gaugeRow
+	for _, r := range gp.rows {
+		if r.field == fieldLeased && leased == nil {
+			leased = r
+		}
+	}
+	if leased == nil {
+		t.Fatal("the seed has no leasing pool row")
+	}
+	const w = 64
+	f1 := d.do(request{kind: reqSeekTime, dt: 1500, view: noView})
+	gp.setFrame(&f1)
+	before := leased.hist.columns(w, 1500, 1500)
+	f2 := d.do(request{kind: reqSeekTime, dt: 10, view: noView})
+	gp.setFrame(&f2)
+	if got := leased.hist.columns(w, 1500, 10); !math.IsNaN(got[w-1]) {
+		t.Fatalf("at t 10 the chart shows %v at t 1500", got[w-1])
+	}
+	f := d.do(request{kind: reqSeekTime, dt: 1500, view: noView})
+	if len(f.samples) != historyCols {
+		t.Fatalf("the second goto 1500 gave %d samples: it did not jump", len(f.samples))
+	}
+	gp.setFrame(&f)
+	after := leased.hist.columns(w, 1500, 1500)
+	for i := range before {
+		if math.IsNaN(after[i]) || math.Abs(after[i]-before[i]) > 1e-9*math.Max(1, before[i]) {
+			t.Fatalf("column %d of %s after the jump is %v, before the step back %v", i, leased.name, after[i], before[i])
+		}
+	}
+}

@@ -9,10 +9,17 @@ import "math"
 // ∫v dt in equal bins from time 0 and doubles the bins' width, merging
 // pairs, when the run outgrows them, so memory stays bounded however long
 // the run and a chart can show any span's time average.
+//
+// Going back keeps the bins after the new time: the run is deterministic
+// (the TUI never changes a result), so the part after it, once visited,
+// holds the same values when the run passes it again or jumps over it.
+// Bins are filled only past hi, the end of the part visited, and a chart
+// shows them only up to the run's current time.
 type series struct {
 	width float64   // bin width, s
 	sum   []float64 // ∫ v dt per bin
 	cov   []float64 // time with a known value per bin
+	hi    float64   // the bins hold the run's values up to hi
 	t     float64   // the last sample's time
 	v     float64   // its value; NaN: unknown from t on
 	ok    bool      // whether there is a last sample
@@ -25,8 +32,9 @@ const (
 
 // add records that the value is v from t on.
 func (s *series) add(t, v float64) {
-	if s.ok && t > s.t && !math.IsNaN(s.v) {
-		s.integrate(s.t, t, s.v)
+	if a := math.Max(s.t, s.hi); s.ok && t > a && !math.IsNaN(s.v) {
+		s.integrate(a, t, s.v)
+		s.hi = t
 	}
 	if !s.ok || t >= s.t {
 		s.t, s.v, s.ok = t, v, true
@@ -76,8 +84,9 @@ func (s *series) grow() {
 }
 
 // columns returns n time averages over [0, end] split evenly, NaN for a
-// column with no known value.
-func (s *series) columns(n int, end float64) []float64 {
+// column with no known value; values after cut (the run's time, when it
+// went back from a later part) are left out.
+func (s *series) columns(n int, end, cut float64) []float64 {
 	out := make([]float64, n)
 	if n <= 0 || !(end > 0) {
 		for i := range out {
@@ -102,17 +111,22 @@ func (s *series) columns(n int, end float64) []float64 {
 			cov[c] += f * covered
 		}
 	}
+	ahead := s.hi > cut // bins after cut hold a part visited before
 	for i := range s.sum {
 		a := float64(i) * s.width
 		b := math.Min(a+s.width, end)
+		if ahead {
+			b = math.Min(b, cut)
+		}
 		if b <= a || s.cov[i] == 0 {
 			continue
 		}
-		// A bin's samples lie before the last sample, which is before end.
+		// A bin's samples lie before the last sample, which is before end;
+		// a bin cut at cut keeps its average.
 		spread(a, b, s.sum[i], s.cov[i])
 	}
-	if s.ok && !math.IsNaN(s.v) && end > s.t {
-		spread(s.t, end, s.v*(end-s.t), end-s.t)
+	if a := math.Max(s.t, s.hi); s.ok && !ahead && !math.IsNaN(s.v) && end > a {
+		spread(a, end, s.v*(end-a), end-a)
 	}
 	for i := range out {
 		if cov[i] > 0 {
@@ -124,28 +138,13 @@ func (s *series) columns(n int, end float64) []float64 {
 	return out
 }
 
-// truncate forgets the values after t (the run went back to t): the bins
-// after it are emptied, and the bin holding t keeps the share of its
-// known time that lies before t (a fair picture, not an exact one: where
-// in the bin the time was known is not kept). The value at t is unknown
-// until the next add.
-func (s *series) truncate(t float64) {
+// rewind moves the series back to t (the run went back to t). The bins
+// after t are kept: when the run passes them again it finds the values
+// they hold (the run is deterministic), and a chart shows them only up to
+// the run's time. The value at t is unknown until the next add.
+func (s *series) rewind(t float64) {
 	if !s.ok || t >= s.t {
 		return
-	}
-	if t <= 0 || s.width == 0 {
-		*s = series{}
-		return
-	}
-	i := int(t / s.width)
-	if i < len(s.sum) {
-		a := float64(i) * s.width
-		if keep := t - a; s.cov[i] > keep {
-			f := keep / s.cov[i]
-			s.sum[i] *= f
-			s.cov[i] = keep
-		}
-		s.sum, s.cov = s.sum[:i+1], s.cov[:i+1]
 	}
 	s.t, s.v = t, math.NaN()
 }

@@ -9,31 +9,31 @@ func TestSeriesColumns(t *testing.T) {
 	var s series
 	s.add(0, 1)
 	s.add(2, 3) // 1 on [0, 2), 3 from 2 on
-	got := s.columns(4, 4)
+	got := s.columns(4, 4, 4)
 	want := []float64{1, 1, 3, 3}
 	for i := range want {
 		if math.Abs(got[i]-want[i]) > 1e-9 {
-			t.Fatalf("columns(4, 4) = %v, want %v", got, want)
+			t.Fatalf("columns(4, 4, 4) = %v, want %v", got, want)
 		}
 	}
-	if got := s.columns(1, 4); math.Abs(got[0]-2) > 1e-9 {
-		t.Errorf("columns(1, 4) = %v, want the time average 2", got)
+	if got := s.columns(1, 4, 4); math.Abs(got[0]-2) > 1e-9 {
+		t.Errorf("columns(1, 4, 4) = %v, want the time average 2", got)
 	}
 	// Past maxBins bins of the first width the bins merge; averages stay.
 	s.add(5000, 1)
 	if s.width == firstWidth || len(s.sum) > maxBins {
 		t.Errorf("after t=5000: width %g, %d bins; want merged bins", s.width, len(s.sum))
 	}
-	got = s.columns(1, 6000)
+	got = s.columns(1, 6000, 6000)
 	wantAvg := (1*2 + 3*4998 + 1*1000) / 6000.0
 	if math.Abs(got[0]-wantAvg) > 1e-9 {
-		t.Errorf("columns(1, 6000) = %v, want %g", got, wantAvg)
+		t.Errorf("columns(1, 6000, 6000) = %v, want %g", got, wantAvg)
 	}
 	// An unknown value (NaN) leaves its span out of the averages.
 	var u series
 	u.add(0, math.NaN())
 	u.add(1, 4)
-	got = u.columns(2, 2)
+	got = u.columns(2, 2, 2)
 	if !math.IsNaN(got[0]) || got[1] != 4 {
 		t.Errorf("NaN then 4: columns = %v, want [NaN 4]", got)
 	}
@@ -64,33 +64,44 @@ func TestFormats(t *testing.T) {
 	}
 }
 
-// TestSeriesTruncate: going back to t forgets what came after it; the
-// values before stay, and the series goes on from the next add.
-func TestSeriesTruncate(t *testing.T) {
+// TestSeriesRewind: going back to t keeps what came after it, shown only
+// up to the run's time; passing the part again (the same values: the run
+// is deterministic) or over it with unknown values changes no bin, and the
+// series goes on past the part visited.
+func TestSeriesRewind(t *testing.T) {
 	var s series
 	s.add(0, 1)
 	s.add(2, 3)
 	s.add(4, 5) // 1 on [0, 2), 3 on [2, 4), 5 from 4 on
-	s.truncate(3)
+	s.add(5, 5)
+	s.rewind(3)
 	if s.t != 3 || !math.IsNaN(s.v) {
-		t.Fatalf("truncate(3): last sample at %g = %g, want 3 and unknown", s.t, s.v)
+		t.Fatalf("rewind(3): last sample at %g = %g, want 3 and unknown", s.t, s.v)
 	}
-	s.add(3, 7) // the run goes on from 3 with 7
-	got := s.columns(5, 5)
-	want := []float64{1, 1, 3, 7, 7}
-	for i := range want {
-		if math.Abs(got[i]-want[i]) > 1e-9 {
-			t.Fatalf("after truncate(3) and 7 from 3: columns(5, 5) = %v, want %v", got, want)
+	check := func(what string, got, want []float64) {
+		t.Helper()
+		for i := range want {
+			if math.IsNaN(want[i]) != math.IsNaN(got[i]) || !math.IsNaN(want[i]) && math.Abs(got[i]-want[i]) > 1e-9 {
+				t.Fatalf("%s: columns = %v, want %v", what, got, want)
+			}
 		}
 	}
-	s.truncate(0)
-	if s.ok || len(s.sum) != 0 {
-		t.Errorf("truncate(0) left %d bins", len(s.sum))
+	// At time 3 the chart ends at 3: the column [3, 4) is cut at 3.
+	nan := math.NaN()
+	check("at 3", s.columns(5, 5, 3), []float64{1, 1, 3, nan, nan})
+	s.add(3, 3)
+	// A jump over [3, 5] with unknown values (pools have no history).
+	s.add(4, nan)
+	s.add(5, 5)
+	check("jumped to 5", s.columns(5, 5, 5), []float64{1, 1, 3, 3, 5})
+	s.add(6, 7) // on past the part visited: 5 on [5, 6), 7 from 6
+	check("on to 8", s.columns(4, 8, 8), []float64{1, 3, 5, 7})
+	if s.hi != 6 {
+		t.Errorf("visited up to %g, want 6", s.hi)
 	}
-	s.add(1, 2)
-	s.truncate(5) // after the last sample: nothing to forget
-	if s.t != 1 || s.v != 2 {
-		t.Errorf("truncate past the last sample changed it: %g = %g", s.t, s.v)
+	s.rewind(7) // after the last sample: nothing to move
+	if s.t != 6 || s.v != 7 {
+		t.Errorf("rewind past the last sample changed it: %g = %g", s.t, s.v)
 	}
 }
 
