@@ -63,18 +63,52 @@
 // states is kept as a tree of its subexpressions' values and re-evaluates
 // the path from a changed pool to its root (gaugetree.go); an engine's
 // budget, chunk and cost are evaluated again only when the context
-// variables and registers they read changed (memo.go). Each is exact: a
-// run with [Options].NoFastPath scans and evaluates everything after every
-// event, and the differential tests hold the two to the same steps and
-// the same report bit for bit. Engine iterations stay one event each, so
-// [Sim.Step], the event count and the TUI's stepping are what they were.
+// variables and registers they read changed (memo.go); a quiet engine
+// iteration skips the settle altogether (below). Each is exact: a run with
+// [Options].NoFastPath scans and evaluates everything after every event
+// and takes every iteration through the settle, and the differential
+// tests hold the two to the same steps and the same report bit for bit.
 // [Options].Lean keeps only what the statistics need (stats.go): memory
 // flat in the horizon but for one value per observe sample.
+//
+// # Quiet iterations
+//
+// Nine in ten of a P/D run's events are engine iterations that change
+// nothing but their residents' counters and the clock: every resident
+// decodes one token, no block is grown, nobody is admitted, preempted or
+// done, and the next attempt forms the same batch at the same cost
+// (stepn.go). The attempt that scheduled such an iteration is kept as the
+// engine's template when it changed no pool (or only grew its residents'
+// blocks: then its residents' context is read again once), admitted and
+// preempted nobody and served every resident a decode token. When the
+// iteration ends, the template holds if the residents and the pools it read
+// (their versions) are unchanged, no waiter is queued, every resident
+// still wants a whole token within its blocks, and the settle would have
+// nothing else to do (no session ready, no pool, engine, stage or flow with
+// work, no other event at that instant); then the iteration's end and the
+// next attempt are applied as the full path applies them — the same fields,
+// the same float operations in the same order, the same statistics — and
+// the next end is scheduled at the template's cost. An engine qualifies
+// when its schedule is `advance`/`admit` statements without keys or `only`
+// and its budget, chunk, cost and gates read only constants, registers
+// and the context an attempt sets; a program with claims, a tracer or
+// [Options].NoFastPath takes none.
+//
+// [Sim.Step] takes one quiet iteration as one event (the TUI's event
+// numbers, breakpoints and checkpoints do not move). [Sim.StepN] and
+// [Sim.Run] take whole runs of them: while the next end of the same engine
+// falls before every other pending event and within the horizon, and the
+// batch's budget of events lasts, it is handled at once without the
+// calendar (the sequence number it would have taken is still taken), each
+// counted as one event; the run's last end goes on the calendar. The state
+// after StepN(n) is the state after n Steps (TestStepNSameState), but for
+// the calendar's heap layout.
 //
 // # Stepping
 //
 // [New] builds a simulation, [Sim.Step] processes one event and settles,
-// [Sim.RunUntil] runs to a time, [Sim.Report] summarises. `serq run` and
+// [Sim.StepN] processes a batch of events, [Sim.RunUntil] runs to a time,
+// [Sim.Report] summarises. `serq run` and
 // `serq tui` drive the same loop, so stepping never changes a result.
 //
 // # Files
@@ -98,10 +132,11 @@
 //     intervals, quantiles, time averages); only interp uses them.
 //   - report.go: the [Report] types and building them from a run.
 //   - tolerance.go: the tolerances of float comparisons of units and tokens.
-//   - dirty.go, memo.go, gaugetree.go: the fast paths: the members the
-//     settle visits, engine expressions evaluated again only when what they
-//     read changed, and gauges of pools kept as trees (Options.NoFastPath
-//     turns them off).
+//   - dirty.go, memo.go, gaugetree.go, stepn.go: the fast paths: the
+//     members the settle visits, engine expressions evaluated again only
+//     when what they read changed, gauges of pools kept as trees, and quiet
+//     engine iterations with [Sim.StepN] (Options.NoFastPath turns them
+//     off).
 //   - keymin.go, chunklog.go: the key-tuple picks and the append-only logs
 //     of samples.
 //   - checkpoint.go, timeline.go: copies of a run's state, and a run that can

@@ -45,6 +45,9 @@ type pool struct {
 	admits, evictN, preempts         uint64
 	evictU                           float64
 	rejected, stuck, spills          uint64
+
+	ver  uint64 // bumped by every markPool: a quiet iteration's template reads it (stepn.go)
+	gone bool   // entries may hold gone entries: compactEntries has work
 }
 
 // holdPool is one pool of a hold instance.
@@ -214,7 +217,7 @@ func (s *Sim) evict(pl *pool, need float64) {
 			pl.evictU += take
 		}
 		if e.size <= unitTol {
-			e.gone = true
+			e.gone, pl.gone = true, true
 			pl.cached -= e.size
 			e.size = 0
 			if s.warm {
@@ -276,6 +279,10 @@ func (s *Sim) attrsOf(ss *session) *session {
 }
 
 func (s *Sim) compactEntries(pl *pool) {
+	if !pl.gone { // every entry marked gone sets it
+		return
+	}
+	pl.gone = false
 	n := 0
 	for _, e := range pl.entries {
 		if !e.gone {
@@ -296,7 +303,7 @@ func (s *Sim) cacheAt(ss *session, pl *pool, units float64) {
 	root := rootOf(ss)
 	units = pl.roundDown(units)
 	if old := s.ownEntry(root, pl.index); old != nil {
-		old.gone = true
+		old.gone, pl.gone = true, true
 		pl.cached -= old.size
 		old.size = 0
 	}

@@ -152,6 +152,7 @@ type Sim struct {
 	gaugeTrees []gaugeTree         // the gaugeOfPools gauges' values (gaugetree.go)
 	poolLeaves [][]leafRef         // for each pool, the gauge trees' leaves that read it
 	gaugeFresh bitset              // gaugeOfPools gauges to read at this instant's end
+	gaugeEvery bool                // some gauge is read at every instant's end (gaugeAlways)
 
 	// Random streams not of a session (rng.go).
 	arrStream     *stream // arrivals
@@ -346,15 +347,10 @@ func (s *Sim) Step() bool {
 	if s.Done() {
 		return false
 	}
-	// The one recover of the interpreter: a broken invariant becomes an
-	// internal error naming the statement being run, never a crash of the
-	// program driving the simulation.
-	defer func() {
-		if r := recover(); r != nil {
-			cause, _ := r.(error)
-			s.err = &RunError{Pos: s.stmtPos, Time: s.now, Session: -1, Msg: fmt.Sprintf("internal error: %v", r), Err: cause, Stack: debug.Stack()}
-		}
-	}()
+	defer s.catchInternal()
+	if s.quietRun(1) > 0 { // an engine iteration that changes nothing else (stepn.go)
+		return !s.Done()
+	}
 	if len(s.cal) == 0 && s.deadlock() {
 		return false
 	}
@@ -381,6 +377,17 @@ func (s *Sim) Step() bool {
 	return !s.Done()
 }
 
+// catchInternal, deferred by the loop's entry points, is the recover of
+// the interpreter: a broken invariant becomes an internal error naming the
+// statement being run, never a crash of the program driving the
+// simulation.
+func (s *Sim) catchInternal() {
+	if r := recover(); r != nil {
+		cause, _ := r.(error)
+		s.err = &RunError{Pos: s.stmtPos, Time: s.now, Session: -1, Msg: fmt.Sprintf("internal error: %v", r), Err: cause, Stack: debug.Stack()}
+	}
+}
+
 // RunUntil steps until the clock would pass t (or the run ends).
 func (s *Sim) RunUntil(t float64) bool {
 	for !s.Done() {
@@ -396,10 +403,8 @@ func (s *Sim) RunUntil(t float64) bool {
 
 // Run runs to the end; ctx cancels it between events.
 func (s *Sim) Run(ctx context.Context) error {
-	n := 0
-	for s.Step() {
-		n++
-		if n&4095 == 0 && ctx.Err() != nil {
+	for s.StepN(4096) == 4096 {
+		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 	}
@@ -544,6 +549,8 @@ func (s *Sim) initGauges() {
 			s.gaugeFresh.set(i)
 		case only:
 			s.gaugeKind[i] = gaugePoolsAny
+		default:
+			s.gaugeEvery = true
 		}
 	}
 	s.gaugeVer = ^uint64(0)

@@ -739,10 +739,11 @@ type LogHistogram struct {
 	base int              // bucket index of bkts[0]
 	bkts []statHistBucket // dense, from base up
 
-	// the last finite positive value's bucket: runs of equal values (an
-	// engine's inter-token gaps) skip the logarithm
-	lastX float64
-	lastK int
+	// the last two finite positive values' buckets: runs of equal values
+	// skip the logarithm, and so do an engine's inter-token gaps in a steady
+	// batch, which alternate between the two roundings of its step
+	lastX, prevX float64
+	lastK, prevK int
 }
 
 type statHistBucket struct {
@@ -771,7 +772,12 @@ func (h *LogHistogram) Add(x float64) {
 		h.inf.add(x)
 	default:
 		if x != h.lastX {
-			h.lastX, h.lastK = x, statHistIndex(x)
+			if x == h.prevX {
+				h.lastX, h.prevX, h.lastK, h.prevK = h.prevX, h.lastX, h.prevK, h.lastK
+			} else {
+				h.prevX, h.prevK = h.lastX, h.lastK
+				h.lastX, h.lastK = x, statHistIndex(x)
+			}
 		}
 		h.bucket(h.lastK).add(x)
 	}

@@ -1,15 +1,441 @@
 package interp
 
+import (
+	"math"
+
+	"github.com/serq/serq/model"
+)
+
+// Quiet iterations: most of an engine's iterations change nothing but
+// their residents' counters and the clock — every resident decodes one
+// token, no block is grown, nobody is admitted, preempted or done — and
+// then the next attempt forms the same batch at the same cost. Such an
+// iteration is handled without the settle: its end applies the tokens and
+// the next attempt is copied from the one before (its template), with
+// every counter, statistic and random stream left as the full path leaves
+// them. Inside StepN a run of them is taken off the calendar while no
+// other event falls before the next one (doc.go, "Quiet iterations").
+//
+// A template is the attempt that scheduled the pending iteration, kept
+// when that attempt changed no pool (poolVer), admitted and preempted
+// nobody, served every resident a decode token and left no waiter in the
+// engine's pools. It holds while the residents (resGen) and the pools the
+// attempt read (the memory pool and the residents' growing pools: their
+// versions, pool.ver) are unchanged and the engine's pools have no waiter;
+// the next attempt then reads the same inputs, so with every resident
+// still wanting a whole token and fitting its blocks it serves the same
+// batch, and the memoized budget and cost (memo.go) are the same values.
+// An engine qualifies when its schedule is `advance` and `admit`
+// statements without keys or `only` and its expressions read nothing but
+// constants, registers and the context an attempt sets (initQuiet).
+
+// quietIter is an engine's template.
+type quietIter struct {
+	ok     bool
+	stale  bool    // the attempt grew its residents' blocks: the residents' context is read again
+	budget float64 // the attempt's budget and chunk
+	chunk  float64
+	cost   float64 // the iteration's duration
+	ndec   int     // its decodes: every resident
+	resGen uint64  // engine.resGen at the attempt
+	ver    uint64  // the sum of pool.ver over pools at the attempt's end
+	pools  []int   // the memory pool and the residents' growing pools
+	grow   []quietGrow
+	ctx    [len(quietSlots)]float64 // the context the attempt left
+	nctx   int                      // how many of quietSlots it set
+	adv    uint64                   // the advance statements of the schedule
+	regrow bool                     // a stale template may be refreshed: no gate reads the residents' context
+}
+
+// quietGrow is the growing hold of a resident of the batch (by its index
+// in engine.assign), h nil when its run does not grow.
+type quietGrow struct {
+	h *holdInst
+	i int
+}
+
+// quietSlots are the context variables an attempt sets: first the
+// quietResident of the residents (setResidentCtx), then the batch's, and
+// last the two that only setBatchCtx sets.
+const quietResident = 5
+
+var quietSlots = [...]model.Ctx{
+	model.CtxRunningCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill,
+	model.CtxWaitingCount, model.CtxBatchTokens, model.CtxBatchPrefilled, model.CtxBatchDecoding,
+	model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention,
+	model.CtxRunningPreempted, model.CtxWaitingAdmitted,
+}
+
+// initQuiet decides whether the engine's iterations may be quiet: its
+// schedule is advance statements without keys or `only` and admit
+// statements whose gates, like its budget, chunk and cost, read only
+// constants, registers and quietSlots.
+func (s *Sim) initQuiet(e *engine) {
+	m := e.m
+	ok := quietExpr(m.Budget) && quietExpr(m.Chunk) && quietExpr(m.Cost)
+	var adv uint64
+	regrow := true
+	switch m.Serve {
+	case model.ServeVLLM:
+		ok = ok && len(m.Order) == 0
+		adv = 1
+	case model.ServeBody:
+		for i := range m.Body {
+			st := &m.Body[i]
+			switch {
+			case st.Op == model.SchedAdvance && len(st.Order) == 0 && st.Only == nil:
+				adv++
+			case st.Op == model.SchedAdmit && quietExpr(st.While):
+				regrow = regrow && batchSlots(st.While)
+			default:
+				ok = false
+			}
+		}
+	default:
+		ok = false
+	}
+	e.quietOK = ok && adv > 0
+	e.quiet.adv = adv
+	e.quiet.regrow = regrow
+}
+
+// batchSlots reports whether e (nil allowed) reads no context but the
+// slots only setBatchCtx sets (and batch.tokens, batch.prefilled).
+func batchSlots(e *model.Expr) bool {
+	if e == nil {
+		return true
+	}
+	for _, c := range newExprMemo(e).ctx {
+		switch model.Ctx(c) {
+		case model.CtxBatchTokens, model.CtxBatchPrefilled, model.CtxRunningPreempted, model.CtxWaitingAdmitted:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// quietExpr reports whether e (nil allowed) reads only constants,
+// registers and the context variables an attempt sets.
+func quietExpr(e *model.Expr) bool {
+	if e == nil {
+		return true
+	}
+	m := newExprMemo(e)
+	if !m.pure {
+		return false
+	}
+	for _, c := range m.ctx {
+		found := false
+		for _, q := range quietSlots {
+			found = found || model.Ctx(c) == q
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// captureQuiet keeps the attempt that just scheduled e's iteration as its
+// template if it can be repeated. An attempt that changed pools (grew),
+// admitting and preempting nobody, grew its residents' blocks: its
+// template is stale, the next attempt reads their new memory.
+func (s *Sim) captureQuiet(e *engine, budget, cost float64, ndec int, grew bool) {
+	q := &e.quiet
+	q.ok = false
+	if !e.quietOK || grew && !q.regrow || len(s.p.Claims) > 0 || e.admitted != 0 || e.preempted != 0 || e.kind != iterDecode ||
+		len(e.assign) != len(e.res) || ndec != len(e.assign) || s.engineHasWaiters(e) {
+		return
+	}
+	q.pools = q.pools[:0]
+	q.grow = q.grow[:0]
+	if e.m.Memory >= 0 {
+		q.pools = append(q.pools, e.m.Memory)
+	}
+	for _, r := range e.assign {
+		j := &r.job
+		if j.mode != model.ModeDecode || j.assign != 1 || j.stalled {
+			return
+		}
+		g := quietGrow{}
+		if j.growing >= 0 {
+			h, i := innermost(r, j.growing)
+			if h == nil {
+				return
+			}
+			g = quietGrow{h, i}
+			q.pools = append(q.pools, j.growing)
+		}
+		q.grow = append(q.grow, g)
+	}
+	q.ver = s.quietVer(q)
+	q.resGen = e.resGen
+	q.cost = cost
+	q.budget, q.chunk = budget, e.chunk
+	q.stale = grew
+	q.ndec = ndec
+	q.nctx = len(quietSlots)
+	if !e.batchCtx {
+		q.nctx -= 2
+	}
+	for k := range q.nctx {
+		q.ctx[k] = s.ctx[quietSlots[k]]
+	}
+	q.ok = true
+}
+
+func (s *Sim) quietVer(q *quietIter) uint64 {
+	v := uint64(0)
+	for _, p := range q.pools {
+		v += s.pools[p].ver
+	}
+	return v
+}
+
+// quietClean reports whether the settle after an engine iteration's end
+// would have nothing to do but that engine's next attempt: no session
+// ready, no engine, stage or flow marked, no pool marked but those the
+// settle's admission would only unmark (no grower, no waiter it admits
+// itself: quietPools does that), no tracer, and no drain that the event
+// could finish.
+func (s *Sim) quietClean() bool {
+	if s.tracer != nil || s.noFastPath || s.err != nil || len(s.ready) > 0 || !s.dirtyEngs.empty() ||
+		!s.dirtyStages.empty() || len(s.flows.touched) > 0 || s.draining && len(s.live) == 0 {
+		return false
+	}
+	for i := s.dirtyPools.next(0); i >= 0; i = s.dirtyPools.next(i + 1) {
+		if pl := &s.pools[i]; len(pl.growers) > 0 || pl.admitVia < 0 && len(pl.queue) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// quietPools unmarks the marked pools, as the settle's admission does when
+// they have no grower and no waiter it admits itself (quietClean).
+func (s *Sim) quietPools() {
+	for i := s.dirtyPools.next(0); i >= 0; i = s.dirtyPools.next(i + 1) {
+		s.dirtyPools.clear(i)
+	}
+}
+
+// quietReady reports whether e's iteration that is ending can be handled
+// quietly: its template holds and every resident, its token applied, still
+// wants a whole token and has the blocks for it.
+func (s *Sim) quietReady(e *engine) bool {
+	q := &e.quiet
+	if !q.ok || q.resGen != e.resGen || s.quietVer(q) != q.ver {
+		return false
+	}
+	for _, p := range e.m.Admits {
+		if len(s.pools[p].queue) > 0 {
+			return false
+		}
+	}
+	if !s.quietResidents(e) {
+		return false
+	}
+	if q.stale {
+		return s.refreshQuiet(e)
+	}
+	return true
+}
+
+// quietResidents reports whether every resident of e's batch, its token
+// applied, still wants a whole token and has the blocks for it: the part of
+// quietReady that a quiet iteration changes.
+func (s *Sim) quietResidents(e *engine) bool {
+	q := &e.quiet
+	for k, r := range e.assign {
+		if !(r.job.rem-1 >= 1) {
+			return false
+		}
+		if g := q.grow[k]; g.h != nil {
+			hp := &g.h.pools[g.i]
+			if pos := hp.pos + 1; pos+1-hp.alloc > unitTol {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// refreshQuiet makes a stale template current: with the residents'
+// context read anew (their memory grew in the template's attempt), the
+// next attempt has the template's budget and chunk, and so its batch, if
+// the memoized expressions give the same values; its cost is read again.
+// The context is left as it was: the attempt sets it when it is made.
+func (s *Sim) refreshQuiet(e *engine) bool {
+	q := &e.quiet
+	saved := s.ctx
+	s.curEng = e
+	s.setResidentCtx(e)
+	budget := s.memoEval(&e.budgetM)
+	chunk := 0.0
+	if e.m.Chunk != nil {
+		if c := s.memoEval(&e.chunkM); !math.IsInf(c, 1) {
+			chunk = c
+		}
+	}
+	ok := math.Float64bits(budget) == math.Float64bits(q.budget) && math.Float64bits(chunk) == math.Float64bits(q.chunk)
+	if ok {
+		// the batch's context is the template's
+		for k := quietResident; k < q.nctx; k++ {
+			s.ctx[quietSlots[k]] = q.ctx[k]
+		}
+		T := s.memoEval(&e.costM)
+		if ok = T > 0; ok { // else the attempt fails as it should
+			q.cost = T
+			for k := range quietResident {
+				q.ctx[k] = s.ctx[quietSlots[k]]
+			}
+			q.stale = false
+		}
+	}
+	s.curEng = nil
+	s.ctx = saved
+	return ok
+}
+
+// instantQuiet reports whether ending the instant (endInstant) would
+// change nothing: no pool changed since the gauges were read and no gauge
+// is read at every instant.
+func (s *Sim) instantQuiet() bool {
+	return s.gaugeKind != nil && !s.gaugeEvery && s.poolVer == s.gaugeVer && s.gaugePools.empty()
+}
+
+// quietIteration handles the end of e's iteration at s.now and the next
+// attempt, a copy of the template, as iterEnd, the settle and attempt
+// would: the same fields changed in the same order of float operations.
+// The next iteration's end is not scheduled; it is at s.now +
+// e.quiet.cost.
+func (s *Sim) quietIteration(e *engine) {
+	q := &e.quiet
+	now := s.now
+	iterNo, stmtNo := e.iterNo+1, e.stmtNo+1
+	for k, r := range e.assign {
+		j := &r.job
+		j.rem -= 1 // j.assign is 1, and serve gives it 1 again
+		e.servedTokens += 1
+		if g := q.grow[k]; g.h != nil {
+			g.h.advanced = true
+			g.h.pools[g.i].pos += 1
+		}
+		if s.warm && r.lastTok > 0 {
+			gap := now - r.lastTok
+			e.itl.Add(gap)
+			e.itlW.Add(gap)
+		}
+		r.lastTok = now
+		j.servedIt, j.passedStmt = iterNo, stmtNo
+	}
+	// iterEnd sets these to 0 or none and the attempt back: their areas
+	// advance to now
+	e.stage.util.touch(now)
+	e.prefOnlyI.touch(now)
+	e.decOnlyI.touch(now)
+	e.mixedI.touch(now)
+	e.decodesI.touch(now)
+	e.iterNo = iterNo
+	e.stmtNo += q.adv
+	for k := range q.nctx {
+		s.ctx[quietSlots[k]] = q.ctx[k]
+	}
+	e.epoch++
+	e.iterT = now
+	e.iters++
+	if s.warm {
+		e.decBatchW.Add(float64(q.ndec))
+		e.decStepW.Add(q.cost)
+	}
+}
+
+// touch is Set(now, 0) then Set(now, v) with v the current value: the
+// area up to now, the value kept. At scale 0 the area is integral +
+// value·dt (area's first pass, without its Ldexp by 0).
+func (a *TimeIntegral) touch(now float64) {
+	if a.scale == 0 {
+		if x := a.integral + float64(a.value*(now-a.last)); !math.IsInf(x, 0) {
+			a.integral, a.last = x, now
+			return
+		}
+	}
+	a.integral = a.area(now)
+	a.last = now
+}
+
+// secondTime is the time of the calendar's second event, +Inf if none.
+func (s *Sim) secondTime() float64 {
+	c := s.cal
+	switch {
+	case len(c) > 2:
+		return min(c[1].t, c[2].t)
+	case len(c) == 2:
+		return c[1].t
+	}
+	return math.Inf(1)
+}
+
+// quietRun takes up to n events (n > 0) if the next is a quiet iteration:
+// that iteration and those of the same engine that follow it while they
+// are quiet, no other event falls before or at them and they are within
+// the horizon, handled without the calendar. It returns the number of
+// events taken, 0 when the next event is not a quiet iteration (Step
+// handles it).
+func (s *Sim) quietRun(n uint64) uint64 {
+	if len(s.cal) == 0 || s.cal[0].kind != evIterEnd || !s.quietClean() {
+		return 0
+	}
+	t := s.cal[0].t
+	e := s.stages[s.cal[0].id].eng
+	// the attempt is made at the iteration's end only if no other event
+	// is pending at that instant (startEngines)
+	if t > s.opt.Horizon || e == nil || e.epoch != s.cal[0].epoch || !e.busy || !(s.secondTime() > t) || !s.quietReady(e) {
+		return 0
+	}
+	if t > s.now && !s.instantQuiet() {
+		s.endInstant()
+	}
+	s.pop()
+	s.quietPools()
+	var done uint64
+	for {
+		s.advance(t)
+		s.events++
+		s.quietIteration(e)
+		done++
+		if s.events-s.progress.windowEvent >= stallWindow {
+			s.checkProgress()
+		}
+		next := s.now + e.quiet.cost
+		// nothing but e's residents changed since quietReady
+		if done == n || s.err != nil || next > s.opt.Horizon || len(s.cal) > 0 && !(next < s.cal[0].t) || !s.quietResidents(e) {
+			s.schedule(next, evIterEnd, int32(e.idx), e.epoch, nil)
+			return done
+		}
+		s.seq++ // the iteration's end, scheduled and taken at once
+		if next > s.now && !s.instantQuiet() {
+			s.endInstant()
+		}
+		t = next
+	}
+}
+
 // StepN processes at most n events, as n calls of Step would, and returns
 // how many it processed (fewer when the run ends first). The state after
-// StepN(n) is the state after the same number of Steps, event for event;
-// it exists so that a driver advancing in batches (the TUI at top speed)
-// pays for one call a batch, and so that a run of engine iterations can be
-// taken on a faster path inside the batch while the event count stays
-// exact.
+// StepN(n) is the state after the same number of Steps, event for event
+// (the calendar's heap may be laid out otherwise: SameState compares its
+// events in order). A driver advancing in batches (`serq run`, the TUI at
+// top speed) pays for one call a batch, and a run of quiet iterations
+// inside the batch is taken off the calendar, each counted as one event.
 func (s *Sim) StepN(n uint64) uint64 {
 	start := s.events
-	for s.events-start < n && s.Step() {
+	defer s.catchInternal()
+	for s.events-start < n && !s.Done() {
+		if s.quietRun(n-(s.events-start)) == 0 && !s.Step() {
+			break
+		}
 	}
 	return s.events - start
 }

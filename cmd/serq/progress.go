@@ -22,18 +22,18 @@ func runWithProgress(sim *interp.Sim, stderr io.Writer, in *interrupts) error {
 	next := start.Add(time.Second)
 	shown := false
 	n := 0
-	for sim.Step() {
-		n++
-		if n&255 == 0 {
-			if signalHook != nil {
-				signalHook("run", in)
+	// batches of 256 events (StepN takes runs of engine iterations inside
+	// a batch on its fast path), a signal looked for after each
+	for sim.StepN(256) == 256 {
+		n += 256
+		if signalHook != nil {
+			signalHook("run", in)
+		}
+		if sig := in.caught(); sig != nil {
+			if shown {
+				fmt.Fprint(stderr, "\r\x1b[K")
 			}
-			if sig := in.caught(); sig != nil {
-				if shown {
-					fmt.Fprint(stderr, "\r\x1b[K")
-				}
-				return &interruptedError{sig: sig, what: fmt.Sprintf("the run stopped at t=%.6g after %d events; no report written", sim.Now(), sim.Events())}
-			}
+			return &interruptedError{sig: sig, what: fmt.Sprintf("the run stopped at t=%.6g after %d events; no report written", sim.Now(), sim.Events())}
 		}
 		if !tty || n&1023 != 0 {
 			continue
