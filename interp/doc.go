@@ -77,7 +77,11 @@
 // nothing but their residents' counters and the clock: every resident
 // decodes one token, no block is grown, nobody is admitted, preempted or
 // done, and the next attempt forms the same batch at the same cost
-// (stepn.go). The attempt that scheduled such an iteration is kept as the
+// (stepn.go). One in sixteen of a resident's tokens needs a block: an
+// iteration whose attempt grows one resident's blocks, where they fit
+// without preempting, spilling or marking another engine's work, is quiet
+// too — the growth is the full path's own (growCore) and the cost is read
+// again with the batch's new memory. The attempt that scheduled such an iteration is kept as the
 // engine's template when it changed no pool (or only grew its residents'
 // blocks: then its residents' context is read again once), admitted and
 // preempted nobody and served every resident a decode token. When the

@@ -8,13 +8,15 @@ import (
 
 // Quiet iterations: most of an engine's iterations change nothing but
 // their residents' counters and the clock — every resident decodes one
-// token, no block is grown, nobody is admitted, preempted or done — and
-// then the next attempt forms the same batch at the same cost. Such an
-// iteration is handled without the settle: its end applies the tokens and
-// the next attempt is copied from the one before (its template), with
-// every counter, statistic and random stream left as the full path leaves
-// them. Inside StepN a run of them is taken off the calendar while no
-// other event falls before the next one (doc.go, "Quiet iterations").
+// token, nobody is admitted, preempted or done — and then the next attempt
+// forms the same batch at the same cost. Such an iteration is handled
+// without the settle: its end applies the tokens and the next attempt is
+// copied from the one before (its template), with every counter, statistic
+// and random stream left as the full path leaves them. One resident may
+// grow its blocks on the way where they fit (quietGrowth): the growth is
+// growCore's own, and the cost is read again with the batch's new memory.
+// Inside StepN a run of them is taken off the calendar while no other
+// event falls before the next one (doc.go, "Quiet iterations").
 //
 // A template is the attempt that scheduled the pending iteration, kept
 // when that attempt changed no pool (poolVer), admitted and preempted
@@ -45,6 +47,11 @@ type quietIter struct {
 	nctx   int                      // how many of quietSlots it set
 	adv    uint64                   // the advance statements of the schedule
 	regrow bool                     // a stale template may be refreshed: no gate reads the residents' context
+
+	// the growth of the iteration being taken (quietGrowth): the resident's
+	// index in engine.assign (-1: none), the new cost and batch memory
+	growNow          int
+	growCost, growKV float64
 }
 
 // quietGrow is the growing hold of a resident of the batch (by its index
@@ -58,6 +65,9 @@ type quietGrow struct {
 // quietResident of the residents (setResidentCtx), then the batch's, and
 // last the two that only setBatchCtx sets.
 const quietResident = 5
+
+// kvDecodeSlot is batch.kv_decode's index in quietSlots.
+const kvDecodeSlot = 8
 
 var quietSlots = [...]model.Ctx{
 	model.CtxRunningCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill,
@@ -222,7 +232,8 @@ func (s *Sim) quietPools() {
 
 // quietReady reports whether e's iteration that is ending can be handled
 // quietly: its template holds and every resident, its token applied, still
-// wants a whole token and has the blocks for it.
+// wants a whole token and has the blocks for it, or one of them grows its
+// blocks where they fit (quietGrowth).
 func (s *Sim) quietReady(e *engine) bool {
 	q := &e.quiet
 	if !q.ok || q.resGen != e.resGen || s.quietVer(q) != q.ver {
@@ -233,31 +244,95 @@ func (s *Sim) quietReady(e *engine) bool {
 			return false
 		}
 	}
-	if !s.quietResidents(e) {
+	grow, ok := s.quietResidents(e)
+	if !ok || q.stale && !s.refreshQuiet(e) {
 		return false
 	}
-	if q.stale {
-		return s.refreshQuiet(e)
-	}
-	return true
+	return grow < 0 || s.quietGrowth(e, grow)
 }
 
 // quietResidents reports whether every resident of e's batch, its token
-// applied, still wants a whole token and has the blocks for it: the part of
+// applied, still wants a whole token and, but for at most one (grow, its
+// index in e.assign; -1 if none), has the blocks for it: the part of
 // quietReady that a quiet iteration changes.
-func (s *Sim) quietResidents(e *engine) bool {
+func (s *Sim) quietResidents(e *engine) (grow int, ok bool) {
 	q := &e.quiet
+	q.growNow = -1
+	grow = -1
 	for k, r := range e.assign {
 		if !(r.job.rem-1 >= 1) {
-			return false
+			return -1, false
 		}
 		if g := q.grow[k]; g.h != nil {
 			hp := &g.h.pools[g.i]
 			if pos := hp.pos + 1; pos+1-hp.alloc > unitTol {
-				return false
+				if grow >= 0 {
+					return -1, false
+				}
+				grow = k
 			}
 		}
 	}
+	return grow, true
+}
+
+// quietGrowth decides whether the next attempt's one growth (of the
+// resident e.assign[k]) keeps the iteration quiet: the pool has room
+// (growCore grows without preempting, evicting cache as it must), spills
+// nothing, no other engine admits from it (its mark would give that engine
+// an attempt), and the cost with the batch's memory grown is a valid
+// duration. It keeps the new cost and memory for quietIteration.
+func (s *Sim) quietGrowth(e *engine, k int) bool {
+	q := &e.quiet
+	g := q.grow[k]
+	hp := &g.h.pools[g.i]
+	pl := &s.pools[hp.pool]
+	if pl.m.Spill != nil {
+		return false
+	}
+	for _, x := range s.poolEngines[pl.index] {
+		if x != e.ei {
+			return false
+		}
+	}
+	// serve's need and growCore's target, as they will compute them
+	d := (hp.pos + 1) + 1 - hp.alloc
+	target := pl.roundUp(hp.alloc + d)
+	if !s.growFits(pl, g.h, target-hp.alloc) {
+		return false
+	}
+	// the batch's memory (attempt's sum) with the grown allocation
+	kvb := 0.0
+	for j, x := range e.assign {
+		m := 0.0
+		if e.m.Memory >= 0 {
+			for _, h := range x.holds {
+				for i := range h.pools {
+					if p := &h.pools[i]; p.pool == e.m.Memory && !p.released {
+						if j == k && h == g.h && i == g.i {
+							m += target
+						} else {
+							m += p.alloc
+						}
+					}
+				}
+			}
+		}
+		kvb += m
+	}
+	saved := s.ctx
+	for j := range q.nctx {
+		s.ctx[quietSlots[j]] = q.ctx[j]
+	}
+	s.ctx[model.CtxBatchKVDecode] = kvb
+	s.curEng = e
+	T := s.memoEval(&e.costM)
+	s.curEng = nil
+	s.ctx = saved
+	if !(T > 0) {
+		return false
+	}
+	q.growNow, q.growCost, q.growKV = k, T, kvb
 	return true
 }
 
@@ -332,6 +407,23 @@ func (s *Sim) quietIteration(e *engine) {
 	}
 	// iterEnd sets these to 0 or none and the attempt back: their areas
 	// advance to now
+	if k := q.growNow; k >= 0 {
+		// serve's growth of resident k, its blocks fitting (quietGrowth)
+		r, g := e.assign[k], q.grow[k]
+		hp := &g.h.pools[g.i]
+		r.growHold, r.growIdx, r.growBy = g.h, g.i, hp.pos+1-hp.alloc
+		if s.growCore(r, e) != growDone {
+			panic("a quiet iteration's growth did not fit")
+		}
+		s.dirtyEngs.clear(e.ei) // startEngines unmarks the busy engine
+		// the template as captureQuiet leaves it after an attempt that grew
+		q.cost = q.growCost
+		q.ctx[kvDecodeSlot] = q.growKV
+		q.ver = s.quietVer(q)
+		q.stale = true
+		q.ok = q.regrow
+		q.growNow = -1
+	}
 	e.stage.util.touch(now)
 	e.prefOnlyI.touch(now)
 	e.decOnlyI.touch(now)
@@ -408,15 +500,28 @@ func (s *Sim) quietRun(n uint64) uint64 {
 		if s.events-s.progress.windowEvent >= stallWindow {
 			s.checkProgress()
 		}
-		next := s.now + e.quiet.cost
-		// nothing but e's residents changed since quietReady
-		if done == n || s.err != nil || next > s.opt.Horizon || len(s.cal) > 0 && !(next < s.cal[0].t) || !s.quietResidents(e) {
+		q := &e.quiet
+		next := s.now + q.cost
+		grew := q.stale
+		more := done < n && s.err == nil && next <= s.opt.Horizon && (len(s.cal) == 0 || next < s.cal[0].t)
+		if more && grew {
+			// the growth marked its pool and made the template stale
+			more = s.quietClean() && s.quietReady(e)
+		} else if more {
+			// nothing but e's residents changed since quietReady
+			grow, ok := s.quietResidents(e)
+			more = ok && (grow < 0 || s.quietGrowth(e, grow))
+		}
+		if !more {
 			s.schedule(next, evIterEnd, int32(e.idx), e.epoch, nil)
 			return done
 		}
 		s.seq++ // the iteration's end, scheduled and taken at once
 		if next > s.now && !s.instantQuiet() {
 			s.endInstant()
+		}
+		if grew {
+			s.quietPools()
 		}
 		t = next
 	}
