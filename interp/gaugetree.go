@@ -18,7 +18,11 @@ import (
 // the commonest binary nodes (+, -, *, /, max, min) compute the same
 // operation inline. Nodes are numbered children before parents, so a
 // reading evaluates the stale nodes in index order, each after its
-// children.
+// children. A changed pool marks only its leaves; a node whose new value
+// is its old one bit for bit leaves its parent unmarked (a node is a pure
+// function of its children's values), so a change that does not reach the
+// root — a member that is not the max, holders unchanged by a growth —
+// stops where it vanishes.
 
 type gaugeTree struct {
 	nodes []gaugeNode // children before parents; the root last
@@ -145,45 +149,49 @@ func (s *Sim) gaugeInner(t *gaugeTree, e *model.Expr, kids []int32) int32 {
 	return n
 }
 
-// gaugePoolChanged marks stale the leaves reading pool p and the nodes
-// above them.
+// gaugePoolChanged marks stale the leaves reading pool p.
 func (s *Sim) gaugePoolChanged(p int) {
 	for _, l := range s.poolLeaves[p] {
-		t := &s.gaugeTrees[l.gauge]
-		for n := l.node; n >= 0 && !t.stale.has(int(n)); n = t.nodes[n].parent {
-			t.stale.set(int(n))
-		}
+		s.gaugeTrees[l.gauge].stale.set(int(l.node))
 		s.gaugeFresh.set(int(l.gauge))
 	}
 }
 
-// readGauge evaluates the stale nodes of a gauge's tree, children first
-// (in index order), and returns the root's value.
+// readGauge evaluates the stale nodes of a gauge's tree in index order
+// (children first), marking a node's parent when its value changed, and
+// returns the root's value. Every node is stale at the first reading.
 func (s *Sim) readGauge(g int) float64 {
 	t := &s.gaugeTrees[g]
 	v := t.vals.attrs
 	for i := t.stale.next(0); i >= 0; i = t.stale.next(i + 1) {
 		t.stale.clear(i)
 		nd := &t.nodes[i]
+		var x float64
 		switch nd.op {
 		case gaugeLeaf:
-			v[i] = s.poolObservable(&s.pools[nd.pool], nd.shadow.Fn, nil)
+			x = s.poolObservable(&s.pools[nd.pool], nd.shadow.Fn, nil)
 		case gaugeNum:
-			v[i] = nd.shadow.Num
+			x = nd.shadow.Num
 		case gaugeAdd:
-			v[i] = v[nd.a] + v[nd.b]
+			x = v[nd.a] + v[nd.b]
 		case gaugeSub:
-			v[i] = v[nd.a] - v[nd.b]
+			x = v[nd.a] - v[nd.b]
 		case gaugeMul:
-			v[i] = v[nd.a] * v[nd.b]
+			x = v[nd.a] * v[nd.b]
 		case gaugeDiv:
-			v[i] = v[nd.a] / v[nd.b]
+			x = v[nd.a] / v[nd.b]
 		case gaugeMax:
-			v[i] = math.Max(v[nd.a], v[nd.b])
+			x = math.Max(v[nd.a], v[nd.b])
 		case gaugeMin:
-			v[i] = math.Min(v[nd.a], v[nd.b])
+			x = math.Min(v[nd.a], v[nd.b])
 		default:
-			v[i] = s.evalWith(nd.shadow, t.vals, s.machineStream)
+			x = s.evalWith(nd.shadow, t.vals, s.machineStream)
+		}
+		if math.Float64bits(x) != math.Float64bits(v[i]) {
+			v[i] = x
+			if nd.parent >= 0 {
+				t.stale.set(int(nd.parent))
+			}
 		}
 	}
 	return v[t.root]

@@ -383,9 +383,11 @@ func (s *Sim) instantQuiet() bool {
 // quietIteration handles the end of e's iteration at s.now and the next
 // attempt, a copy of the template, as iterEnd, the settle and attempt
 // would: the same fields changed in the same order of float operations.
+// setCtx false says the context already holds the template's (nothing
+// but the quiet run's own iterations set it since).
 // The next iteration's end is not scheduled; it is at s.now +
 // e.quiet.cost.
-func (s *Sim) quietIteration(e *engine) {
+func (s *Sim) quietIteration(e *engine, setCtx bool) {
 	q := &e.quiet
 	now := s.now
 	iterNo, stmtNo := e.iterNo+1, e.stmtNo+1
@@ -405,8 +407,6 @@ func (s *Sim) quietIteration(e *engine) {
 		r.lastTok = now
 		j.servedIt, j.passedStmt = iterNo, stmtNo
 	}
-	// iterEnd sets these to 0 or none and the attempt back: their areas
-	// advance to now
 	if k := q.growNow; k >= 0 {
 		// serve's growth of resident k, its blocks fitting (quietGrowth)
 		r, g := e.assign[k], q.grow[k]
@@ -423,7 +423,10 @@ func (s *Sim) quietIteration(e *engine) {
 		q.stale = true
 		q.ok = q.regrow
 		q.growNow = -1
+		setCtx = true
 	}
+	// iterEnd sets these to 0 or none and the attempt back: their areas
+	// advance to now
 	e.stage.util.touch(now)
 	e.prefOnlyI.touch(now)
 	e.decOnlyI.touch(now)
@@ -431,8 +434,10 @@ func (s *Sim) quietIteration(e *engine) {
 	e.decodesI.touch(now)
 	e.iterNo = iterNo
 	e.stmtNo += q.adv
-	for k := range q.nctx {
-		s.ctx[quietSlots[k]] = q.ctx[k]
+	if setCtx {
+		for k := range q.nctx {
+			s.ctx[quietSlots[k]] = q.ctx[k]
+		}
 	}
 	e.epoch++
 	e.iterT = now
@@ -492,10 +497,13 @@ func (s *Sim) quietRun(n uint64) uint64 {
 	s.pop()
 	s.quietPools()
 	var done uint64
+	setCtx := true
 	for {
 		s.advance(t)
 		s.events++
-		s.quietIteration(e)
+		// the context the attempt sets: after the run's first iteration it
+		// holds the template's unless a growth or a refresh changed that
+		s.quietIteration(e, setCtx)
 		done++
 		if s.events-s.progress.windowEvent >= stallWindow {
 			s.checkProgress()
@@ -523,6 +531,7 @@ func (s *Sim) quietRun(n uint64) uint64 {
 		if grew {
 			s.quietPools()
 		}
+		setCtx = grew
 		t = next
 	}
 }
