@@ -205,12 +205,12 @@ func (s *Sim) quietVer(q *quietIter) uint64 {
 
 // quietClean reports whether the settle after an engine iteration's end
 // would have nothing to do but that engine's next attempt: no session
-// ready, no engine, stage or flow marked, no pool marked but those the
-// settle's admission would only unmark (no grower, no waiter it admits
-// itself: quietPools does that), no tracer, and no drain that the event
-// could finish.
+// ready, no stage or flow marked, no pool or engine marked but those the
+// settle would only unmark (a pool with no grower and no waiter it admits
+// itself, a busy engine: quietPools does that), no tracer, and no drain
+// that the event could finish.
 func (s *Sim) quietClean() bool {
-	if s.tracer != nil || s.noFastPath || s.err != nil || len(s.ready) > 0 || !s.dirtyEngs.empty() ||
+	if s.tracer != nil || s.noFastPath || s.err != nil || len(s.ready) > 0 ||
 		!s.dirtyStages.empty() || len(s.flows.touched) > 0 || s.draining && len(s.live) == 0 {
 		return false
 	}
@@ -219,14 +219,24 @@ func (s *Sim) quietClean() bool {
 			return false
 		}
 	}
+	// the engine whose iteration ends is busy until then; startEngines
+	// attempts it and unmarks it
+	for i := s.dirtyEngs.next(0); i >= 0; i = s.dirtyEngs.next(i + 1) {
+		if !s.engs[i].busy {
+			return false
+		}
+	}
 	return true
 }
 
-// quietPools unmarks the marked pools, as the settle's admission does when
-// they have no grower and no waiter it admits itself (quietClean).
+// quietPools unmarks the marked pools and engines, as the settle's
+// admission and startEngines do when quietClean holds.
 func (s *Sim) quietPools() {
 	for i := s.dirtyPools.next(0); i >= 0; i = s.dirtyPools.next(i + 1) {
 		s.dirtyPools.clear(i)
+	}
+	for i := s.dirtyEngs.next(0); i >= 0; i = s.dirtyEngs.next(i + 1) {
+		s.dirtyEngs.clear(i)
 	}
 }
 
