@@ -348,7 +348,7 @@ func (s *Sim) Step() bool {
 		return false
 	}
 	defer s.catchInternal()
-	if s.quietRun(1) > 0 { // an engine iteration that changes nothing else (stepn.go)
+	if s.quietRun(1, math.Inf(1)) > 0 { // an engine iteration that changes nothing else (stepn.go)
 		return !s.Done()
 	}
 	if len(s.cal) == 0 && s.deadlock() {
@@ -396,7 +396,7 @@ func (s *Sim) RunUntil(t float64) bool {
 			s.advance(t)
 			return true
 		}
-		s.Step()
+		s.stepN(math.MaxUint64, t) // the events up to t (stepn.go)
 	}
 	return false
 }

@@ -487,10 +487,10 @@ func (s *Sim) secondTime() float64 {
 // quietRun takes up to n events (n > 0) if the next is a quiet iteration:
 // that iteration and those of the same engine that follow it while they
 // are quiet, no other event falls before or at them and they are within
-// the horizon, handled without the calendar. It returns the number of
-// events taken, 0 when the next event is not a quiet iteration (Step
-// handles it).
-func (s *Sim) quietRun(n uint64) uint64 {
+// the horizon and at or before until, handled without the calendar. It
+// returns the number of events taken, 0 when the next event is not a quiet
+// iteration (Step handles it).
+func (s *Sim) quietRun(n uint64, until float64) uint64 {
 	if len(s.cal) == 0 || s.cal[0].kind != evIterEnd || !s.quietClean() {
 		return 0
 	}
@@ -498,7 +498,7 @@ func (s *Sim) quietRun(n uint64) uint64 {
 	e := s.stages[s.cal[0].id].eng
 	// the attempt is made at the iteration's end only if no other event
 	// is pending at that instant (startEngines)
-	if t > s.opt.Horizon || e == nil || e.epoch != s.cal[0].epoch || !e.busy || !(s.secondTime() > t) || !s.quietReady(e) {
+	if t > s.opt.Horizon || t > until || e == nil || e.epoch != s.cal[0].epoch || !e.busy || !(s.secondTime() > t) || !s.quietReady(e) {
 		return 0
 	}
 	if t > s.now && !s.instantQuiet() {
@@ -521,7 +521,7 @@ func (s *Sim) quietRun(n uint64) uint64 {
 		q := &e.quiet
 		next := s.now + q.cost
 		grew := q.stale
-		more := done < n && s.err == nil && next <= s.opt.Horizon && (len(s.cal) == 0 || next < s.cal[0].t)
+		more := done < n && s.err == nil && next <= s.opt.Horizon && next <= until && (len(s.cal) == 0 || next < s.cal[0].t)
 		if more && grew {
 			// the growth marked its pool and made the template stale
 			more = s.quietClean() && s.quietReady(e)
@@ -553,11 +553,18 @@ func (s *Sim) quietRun(n uint64) uint64 {
 // events in order). A driver advancing in batches (`serq run`, the TUI at
 // top speed) pays for one call a batch, and a run of quiet iterations
 // inside the batch is taken off the calendar, each counted as one event.
-func (s *Sim) StepN(n uint64) uint64 {
+func (s *Sim) StepN(n uint64) uint64 { return s.stepN(n, math.Inf(1)) }
+
+// stepN is StepN that stops before an event after time until (one within
+// the horizon: Step ends the run at a later one).
+func (s *Sim) stepN(n uint64, until float64) uint64 {
 	start := s.events
 	defer s.catchInternal()
 	for s.events-start < n && !s.Done() {
-		if s.quietRun(n-(s.events-start)) == 0 && !s.Step() {
+		if len(s.cal) > 0 && s.cal[0].t > until && s.cal[0].t <= s.opt.Horizon {
+			break
+		}
+		if s.quietRun(n-(s.events-start), until) == 0 && !s.Step() {
 			break
 		}
 	}
@@ -566,13 +573,16 @@ func (s *Sim) StepN(n uint64) uint64 {
 
 // StepN processes at most n events (Sim.StepN), taking the checkpoints
 // that fall due on the way, and returns how many it processed.
-func (tl *Timeline) StepN(n uint64) uint64 {
+func (tl *Timeline) StepN(n uint64) uint64 { return tl.stepN(n, math.Inf(1)) }
+
+// stepN is StepN stopping before an event after until (Sim.stepN).
+func (tl *Timeline) stepN(n uint64, until float64) uint64 {
 	start := tl.sim.events
 	for tl.sim.events-start < n {
 		// Run up to the next checkpoint due, then take it.
 		next := (tl.sim.events/tl.every + 1) * tl.every
 		want := min(n-(tl.sim.events-start), next-tl.sim.events)
-		got := tl.sim.StepN(want)
+		got := tl.sim.stepN(want, until)
 		tl.checkpointIfDue()
 		if got < want {
 			break

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -51,7 +52,7 @@ func quietShare(t *testing.T, p *model.Program, opt Options) (quiet, runs, event
 		t.Fatal(err)
 	}
 	for !s.Done() {
-		if k := s.quietRun(1 << 62); k > 0 {
+		if k := s.quietRun(1<<62, math.Inf(1)); k > 0 {
 			quiet += k
 			runs++
 			continue
@@ -103,7 +104,7 @@ func TestQuietOff(t *testing.T) {
 		}
 		c.set(s)
 		for !s.Done() {
-			if k := s.quietRun(1 << 62); k > 0 {
+			if k := s.quietRun(1<<62, math.Inf(1)); k > 0 {
 				t.Fatalf("%s: %d quiet events at t=%v", c.name, k, s.now)
 			}
 			s.Step()
