@@ -63,8 +63,10 @@
 // states is kept as a tree of its subexpressions' values and re-evaluates
 // the path from a changed pool to its root (gaugetree.go); an engine's
 // budget, chunk and cost are evaluated again only when the context
-// variables and registers they read changed (memo.go); a quiet engine
-// iteration skips the settle altogether (below). Each is exact: a run with
+// variables and registers they read changed (memo.go); an eviction of
+// whole blocks from one lru entry takes them at once when the amounts are
+// whole numbers (pool.go: exact below 2^52); a quiet engine iteration skips
+// the settle altogether (below). Each is exact: a run with
 // [Options].NoFastPath scans and evaluates everything after every event
 // and takes every iteration through the settle, and the differential
 // tests hold the two to the same steps and the same report bit for bit.

@@ -209,6 +209,8 @@ func (s *Sim) evict(pl *pool, need float64) {
 			if pl.m.Spill != nil {
 				take = e.size // what moves to the tier is the entry
 			}
+		} else if k := evictBlocks(pl, e, excess); k > 1 && !s.noFastPath {
+			take = float64(k) * pl.block // k steps at once
 		}
 		e.size -= take
 		pl.cached -= take
@@ -230,6 +232,25 @@ func (s *Sim) evict(pl *pool, need float64) {
 	}
 	s.compactEntries(pl)
 }
+
+// evictBlocks is how many of evict's block-by-block steps on entry e can
+// be taken as one: when the amounts are whole numbers below 2^52 (so that
+// every step's subtraction and addition is exact, and k steps of a block
+// are one of k blocks bit for bit) and the victim stays e (lru, no spill),
+// the steps until the excess is gone or e (or the cache) has no whole
+// block left. 1 when they cannot.
+func evictBlocks(pl *pool, e *cacheEntry, excess float64) int {
+	if pl.m.Spill != nil || pl.m.Evict.Keys != nil || !wholeBelow(pl.block) || !wholeBelow(e.size) ||
+		!wholeBelow(excess) || !wholeBelow(pl.cached) || !wholeBelow(pl.evictU) {
+		return 1
+	}
+	k := math.Min(math.Floor(e.size/pl.block), math.Ceil(excess/pl.block))
+	k = math.Min(k, math.Floor(pl.cached/pl.block)) // the cache stays > 0 between the steps
+	return int(math.Max(1, k))
+}
+
+// wholeBelow reports whether x is a whole number of magnitude below 2^52.
+func wholeBelow(x float64) bool { return x == math.Trunc(x) && math.Abs(x) < 1<<52 }
 
 // victimEntry is the next cache entry to lose a block: lru, or least keys.
 func (s *Sim) victimEntry(pl *pool) *cacheEntry {

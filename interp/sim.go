@@ -23,8 +23,9 @@ type Options struct {
 
 	// NoFastPath takes the reference path, for tests: every pool, engine,
 	// stage and gauge scanned after every event, every expression
-	// evaluated afresh. The results are the same, bit for bit (the
-	// differential tests hold them to it); only the speed differs.
+	// evaluated afresh, every engine iteration taken through the settle,
+	// cache evicted block by block. The results are the same, bit for bit
+	// (the differential tests hold them to it); only the speed differs.
 	NoFastPath bool
 
 	// Lean keeps only what the report's statistics need, so a run's memory

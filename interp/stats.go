@@ -443,6 +443,15 @@ func (a *TimeIntegral) Set(now, v float64) {
 // float64 the scale goes up instead, so that a pool held at 1e308 still
 // averages 1e308, not inf. At scale 0 it is integral + value·dt exactly.
 func (a *TimeIntegral) area(now float64) float64 {
+	if a.scale == 0 { // areaScaled's first pass, Ldexp by 0 being the identity, when x is finite
+		if x := a.integral + float64(a.value*(now-a.last)); x-x == 0 {
+			return x
+		}
+	}
+	return a.areaScaled(now)
+}
+
+func (a *TimeIntegral) areaScaled(now float64) float64 {
 	for {
 		x := a.integral + float64(math.Ldexp(a.value, -a.scale)*(now-a.last))
 		if !math.IsInf(x, 0) || math.IsInf(a.value, 0) || math.IsInf(a.integral, 0) || a.scale >= 2048 {

@@ -459,15 +459,8 @@ func (s *Sim) quietIteration(e *engine, setCtx bool) {
 }
 
 // touch is Set(now, 0) then Set(now, v) with v the current value: the
-// area up to now, the value kept. At scale 0 the area is integral +
-// value·dt (area's first pass, without its Ldexp by 0).
+// area up to now, the value kept (the second Set adds 0·0).
 func (a *TimeIntegral) touch(now float64) {
-	if a.scale == 0 {
-		if x := a.integral + float64(a.value*(now-a.last)); !math.IsInf(x, 0) {
-			a.integral, a.last = x, now
-			return
-		}
-	}
 	a.integral = a.area(now)
 	a.last = now
 }
