@@ -137,8 +137,9 @@ func TestStepNBudget(t *testing.T) {
 // batches of sizes that cut quiet runs in the middle, and compares the
 // whole states (SameState) after every batch: the seed, the seed under
 // pressure (preemptions, stalls, waiters), and an engine program with a
-// gauge read at every instant (work(vllm)) and a gate read by the
-// schedule's body.
+// gauge read at every instant (busy and queue of the engine). Every 40th
+// batch the StepN run goes on from a checkpoint of itself, so that the
+// engines' templates are held to surviving the copy.
 func TestStepNSameState(t *testing.T) {
 	progs := map[string]*model.Program{
 		"seed": loadSeedText(t, seedPath),
@@ -169,6 +170,10 @@ func TestStepNSameState(t *testing.T) {
 					t.Fatalf("batch %d (StepN(%d)): the states differ after %d events at t=%v", k, n, a.Events(), a.Now())
 				}
 				checked++
+				if k%40 == 39 {
+					// go on from a copy: the templates survive a checkpoint
+					a = a.Checkpoint().Resume()
+				}
 			}
 			if a.Err() != nil {
 				t.Fatal(a.Err())
