@@ -438,9 +438,9 @@ func (s *Sim) quietIteration(e *engine, setCtx bool) {
 	// iterEnd sets these to 0 or none and the attempt back: their areas
 	// advance to now
 	e.stage.util.touch(now)
-	e.prefOnlyI.touch(now)
+	e.prefOnlyI.touchZero(now) // a decode batch: 0
 	e.decOnlyI.touch(now)
-	e.mixedI.touch(now)
+	e.mixedI.touchZero(now)
 	e.decodesI.touch(now)
 	e.iterNo = iterNo
 	e.stmtNo += q.adv
@@ -463,6 +463,16 @@ func (s *Sim) quietIteration(e *engine, setCtx bool) {
 func (a *TimeIntegral) touch(now float64) {
 	a.integral = a.area(now)
 	a.last = now
+}
+
+// touchZero is touch for a value that may be 0: at 0 (and scale 0) the
+// area adds 0·dt, +0, which leaves a non-negative integral as it is.
+func (a *TimeIntegral) touchZero(now float64) {
+	if a.value == 0 && a.scale == 0 && a.integral >= 0 && !math.Signbit(a.integral) && now-a.last < math.Inf(1) {
+		a.last = now
+		return
+	}
+	a.touch(now)
 }
 
 // secondTime is the time of the calendar's second event, +Inf if none.
@@ -528,7 +538,9 @@ func (s *Sim) quietRun(n uint64, until float64) uint64 {
 			return done
 		}
 		s.seq++ // the iteration's end, scheduled and taken at once
-		if next > s.now && !s.instantQuiet() {
+		// only a growth changes what the gauges read, but for gauges read
+		// at every instant's end
+		if next > s.now && (grew || s.gaugeEvery) && !s.instantQuiet() {
 			s.endInstant()
 		}
 		if grew {
