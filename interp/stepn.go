@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"slices"
 
 	"github.com/serq/serq/model"
 )
@@ -19,11 +20,12 @@ import (
 // event falls before the next one (doc.go, "Quiet iterations").
 //
 // A template is the attempt that scheduled the pending iteration, kept
-// when that attempt changed no pool (poolVer), admitted and preempted
-// nobody, served every resident a decode token and left no waiter in the
-// engine's pools. It holds while the residents (resGen) and the pools the
-// attempt read (the memory pool and the residents' growing pools: their
-// versions, pool.ver) are unchanged and the engine's pools have no waiter;
+// when that attempt changed no pool (poolVer) but by growing its residents'
+// blocks, admitted and preempted nobody, served every resident a decode
+// token and left no waiter in the engine's pools. It holds while the
+// residents (resGen) and the pools the attempt read (the memory pool, the
+// pools it admits from and the residents' growing pools: their versions,
+// pool.ver, which every change and every hold queued bumps) are unchanged;
 // the next attempt then reads the same inputs, so with every resident
 // still wanting a whole token and fitting its blocks it serves the same
 // batch, and the memoized budget and cost (memo.go) are the same values.
@@ -41,7 +43,7 @@ type quietIter struct {
 	ndec   int     // its decodes: every resident
 	resGen uint64  // engine.resGen at the attempt
 	ver    uint64  // the sum of pool.ver over pools at the attempt's end
-	pools  []int   // the memory pool and the residents' growing pools
+	pools  []int   // the memory pool, the pools it admits from and the residents' growing pools
 	grow   []quietGrow
 	ctx    [len(quietSlots)]float64 // the context the attempt left
 	nctx   int                      // how many of quietSlots it set
@@ -163,6 +165,11 @@ func (s *Sim) captureQuiet(e *engine, budget, cost float64, ndec int, grew bool)
 	if e.m.Memory >= 0 {
 		q.pools = append(q.pools, e.m.Memory)
 	}
+	for _, p := range e.m.Admits { // empty now: a hold queued marks its pool
+		if !slices.Contains(q.pools, p) {
+			q.pools = append(q.pools, p)
+		}
+	}
 	for _, r := range e.assign {
 		j := &r.job
 		if j.mode != model.ModeDecode || j.assign != 1 || j.stalled {
@@ -175,7 +182,9 @@ func (s *Sim) captureQuiet(e *engine, budget, cost float64, ndec int, grew bool)
 				return
 			}
 			g = quietGrow{h, i}
-			q.pools = append(q.pools, j.growing)
+			if !slices.Contains(q.pools, j.growing) {
+				q.pools = append(q.pools, j.growing)
+			}
 		}
 		q.grow = append(q.grow, g)
 	}
@@ -248,11 +257,6 @@ func (s *Sim) quietReady(e *engine) bool {
 	q := &e.quiet
 	if !q.ok || q.resGen != e.resGen || s.quietVer(q) != q.ver {
 		return false
-	}
-	for _, p := range e.m.Admits {
-		if len(s.pools[p].queue) > 0 {
-			return false
-		}
 	}
 	grow, ok := s.quietResidents(e)
 	if !ok || q.stale && !s.refreshQuiet(e) {
