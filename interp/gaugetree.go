@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/serq/serq/model"
 )
@@ -163,34 +164,40 @@ func (s *Sim) gaugePoolChanged(p int) {
 func (s *Sim) readGauge(g int) float64 {
 	t := &s.gaugeTrees[g]
 	v := t.vals.attrs
-	for i := t.stale.next(0); i >= 0; i = t.stale.next(i + 1) {
-		t.stale.clear(i)
-		nd := &t.nodes[i]
-		var x float64
-		switch nd.op {
-		case gaugeLeaf:
-			x = s.poolObservable(&s.pools[nd.pool], nd.shadow.Fn, nil)
-		case gaugeNum:
-			x = nd.shadow.Num
-		case gaugeAdd:
-			x = v[nd.a] + v[nd.b]
-		case gaugeSub:
-			x = v[nd.a] - v[nd.b]
-		case gaugeMul:
-			x = v[nd.a] * v[nd.b]
-		case gaugeDiv:
-			x = v[nd.a] / v[nd.b]
-		case gaugeMax:
-			x = math.Max(v[nd.a], v[nd.b])
-		case gaugeMin:
-			x = math.Min(v[nd.a], v[nd.b])
-		default:
-			x = s.evalWith(nd.shadow, t.vals, s.machineStream)
-		}
-		if math.Float64bits(x) != math.Float64bits(v[i]) {
-			v[i] = x
-			if nd.parent >= 0 {
-				t.stale.set(int(nd.parent))
+	// word by word, lowest bit first: a parent's index is above its
+	// children's, so a parent marked on the way is taken later in the pass
+	for w := range t.stale {
+		for t.stale[w] != 0 {
+			b := t.stale[w]
+			t.stale[w] = b & (b - 1)
+			i := w<<6 | bits.TrailingZeros64(b)
+			nd := &t.nodes[i]
+			var x float64
+			switch nd.op {
+			case gaugeLeaf:
+				x = s.poolObservable(&s.pools[nd.pool], nd.shadow.Fn, nil)
+			case gaugeNum:
+				x = nd.shadow.Num
+			case gaugeAdd:
+				x = v[nd.a] + v[nd.b]
+			case gaugeSub:
+				x = v[nd.a] - v[nd.b]
+			case gaugeMul:
+				x = v[nd.a] * v[nd.b]
+			case gaugeDiv:
+				x = v[nd.a] / v[nd.b]
+			case gaugeMax:
+				x = math.Max(v[nd.a], v[nd.b])
+			case gaugeMin:
+				x = math.Min(v[nd.a], v[nd.b])
+			default:
+				x = s.evalWith(nd.shadow, t.vals, s.machineStream)
+			}
+			if math.Float64bits(x) != math.Float64bits(v[i]) {
+				v[i] = x
+				if nd.parent >= 0 {
+					t.stale.set(int(nd.parent))
+				}
 			}
 		}
 	}
