@@ -113,6 +113,25 @@ func BenchmarkSeedTable(b *testing.B) {
 	benchRun(b, p, interp.Options{Horizon: 2000, Warmup: 200, Seed: 1})
 }
 
+// BenchmarkSeedStep is BenchmarkSeedTable driven one Step at a time, as
+// the TUI steps: quiet iterations one event each on their cheaper path,
+// none taken in runs off the calendar (StepN and Run take them so).
+func BenchmarkSeedStep(b *testing.B) {
+	p := loadExample(b, "pd-disaggregation/llmd_nixl_pull.sq", nil)
+	b.ReportAllocs()
+	var events uint64
+	for b.Loop() {
+		s, err := interp.New(p, interp.Options{Horizon: 2000, Warmup: 200, Seed: 1, Lean: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for s.Step() {
+		}
+		events += s.Events()
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(events), "ns/event")
+}
+
 // discardSink is a DumpSink that counts what it is handed and keeps none.
 type discardSink struct{ samples, points uint64 }
 

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"reflect"
+	"slices"
 	"sync"
 
 	clone "github.com/huandu/go-clone"
@@ -138,17 +139,38 @@ func (c *Sim) engineAt(orig *Sim, e *engine) *engine {
 // state: every field of the Sim, followed through pointers (NaN equal to
 // NaN). Tests use it to check that a resumed or sought run is the straight
 // run's; it is not cheap. The tracer and the trace opener are the
-// driver's, not the run's state, and are not compared.
+// driver's, not the run's state, and are not compared. The calendar is
+// compared as its events in order (time, then sequence): how its heap is
+// laid out is not state (a run of quiet iterations taken off the calendar,
+// stepn.go, leaves another layout of the same events).
 func SameState(a, b *Sim) bool {
 	ta, tb := a.tracer, b.tracer
 	oa, ob := a.opt.OpenTrace, b.opt.OpenTrace
+	ca, cb := a.cal, b.cal
 	a.tracer, b.tracer = nil, nil
 	a.opt.OpenTrace, b.opt.OpenTrace = nil, nil
+	a.cal, b.cal = sortedCal(ca), sortedCal(cb)
 	defer func() {
 		a.tracer, b.tracer = ta, tb
 		a.opt.OpenTrace, b.opt.OpenTrace = oa, ob
+		a.cal, b.cal = ca, cb
 	}()
 	return sameValue(reflect.ValueOf(a), reflect.ValueOf(b), map[[2]uintptr]bool{})
+}
+
+// sortedCal is a copy of a calendar in the order its events are taken.
+func sortedCal(c []event) []event {
+	s := slices.Clone(c)
+	slices.SortFunc(s, func(x, y event) int {
+		if evLess(&x, &y) {
+			return -1
+		}
+		if evLess(&y, &x) {
+			return 1
+		}
+		return 0
+	})
+	return s
 }
 
 func sameValue(a, b reflect.Value, seen map[[2]uintptr]bool) bool {

@@ -51,6 +51,16 @@ func (b bitset) fill(n int) {
 	}
 }
 
+// empty reports whether the set has no member.
+func (b bitset) empty() bool {
+	for _, w := range b {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // reset empties the set.
 func (b bitset) reset() {
 	for i := range b {
@@ -62,6 +72,7 @@ func (b bitset) reset() {
 // settle's admission looks at it again, the engines admitting from it look
 // for work, and the gauges reading it are read again at the instant's end.
 func (s *Sim) markPool(pl *pool) {
+	pl.ver++
 	s.dirtyPools.set(pl.index)
 	s.gaugePools.set(pl.index)
 	for _, e := range s.poolEngines[pl.index] {

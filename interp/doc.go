@@ -61,20 +61,63 @@
 // engines and ps stages marked since they were last found with nothing to
 // do, in declaration order (dirty.go); a gauge that reads only pools'
 // states is kept as a tree of its subexpressions' values and re-evaluates
-// the path from a changed pool to its root (gaugetree.go); an engine's
-// budget, chunk and cost are evaluated again only when the context
-// variables and registers they read changed (memo.go). Each is exact: a
-// run with [Options].NoFastPath scans and evaluates everything after every
-// event, and the differential tests hold the two to the same steps and
-// the same report bit for bit. Engine iterations stay one event each, so
-// [Sim.Step], the event count and the TUI's stepping are what they were.
-// [Options].Lean keeps only what the statistics need (stats.go): memory
-// flat in the horizon but for one value per observe sample.
+// the nodes above a changed pool's leaves, up to where a value comes out
+// unchanged (gaugetree.go); an engine's budget, chunk and cost are
+// evaluated again only when the context variables and registers they read
+// changed (memo.go); an eviction of whole blocks from one lru entry takes
+// them at once when the amounts are whole numbers (pool.go: exact below
+// 2^52); a quiet engine iteration skips the settle altogether (below).
+// Each is exact: a run with [Options].NoFastPath scans and evaluates
+// everything after every event, takes every iteration through the settle
+// and evicts block by block, and the differential tests hold the two to
+// the same steps and the same report bit for bit. [Options].Lean keeps
+// only what the statistics need (stats.go): memory flat in the horizon but
+// for one value per observe sample.
+//
+// # Quiet iterations
+//
+// Nine in ten of a P/D run's events are engine iterations that change
+// nothing but their residents' counters and the clock: every resident
+// decodes one token, nobody is admitted, preempted or done, no block is
+// grown, and the next attempt forms the same batch at the same cost
+// (stepn.go). The attempt that scheduled an iteration is kept as the
+// engine's template when it admitted and preempted nobody, served every
+// resident a decode token, left no waiter and changed no pool but by
+// growing its residents' blocks (then its residents' context is read again
+// once, at the next iteration). When the iteration ends, the template
+// holds if the residents and the pools it read (their versions) are
+// unchanged, every resident still wants a whole token, and the settle
+// would have nothing else to do (no session ready, no stage or flow with
+// work, no pool or engine marked but those it would only unmark, no other
+// event at that instant); then the iteration's end and the next attempt
+// are applied as the full path applies them — the same fields, the same
+// float operations in the same order, the same statistics — and the next
+// end is scheduled at the template's cost. One resident in the batch may
+// need a block on the way (one token in sixteen of a resident's needs
+// one): where it fits without preempting, spilling or marking another
+// engine's work, the growth is the full path's own (growCore) and the cost
+// is read again with the batch's new memory. An engine qualifies when its
+// schedule is `advance`/`admit` statements without keys or `only` and its
+// budget, chunk, cost and gates read only constants, registers and the
+// context an attempt sets; a program with claims, a tracer or
+// [Options].NoFastPath takes none.
+//
+// [Sim.Step] takes one quiet iteration as one event (the TUI's event
+// numbers, breakpoints and checkpoints do not move). [Sim.StepN],
+// [Sim.Run] and [Sim.RunUntil] take whole runs of them: while the next end
+// of the same engine falls before every other pending event, within the
+// horizon (and the time RunUntil runs to), and the batch's budget of
+// events lasts, it is handled at once without the calendar (the sequence
+// number it would have taken is still taken), each counted as one event;
+// the run's last end goes on the calendar. The state after StepN(n) is the
+// state after n Steps (TestStepNSameState), but for the calendar's heap
+// layout.
 //
 // # Stepping
 //
 // [New] builds a simulation, [Sim.Step] processes one event and settles,
-// [Sim.RunUntil] runs to a time, [Sim.Report] summarises. `serq run` and
+// [Sim.StepN] processes a batch of events, [Sim.RunUntil] runs to a time,
+// [Sim.Report] summarises. `serq run` and
 // `serq tui` drive the same loop, so stepping never changes a result.
 //
 // # Files
@@ -100,10 +143,11 @@
 //   - dump.go: the [DumpSink] that receives the samples and gauge change
 //     points as the run makes them ([Options.Dump], `serq run --dump`).
 //   - tolerance.go: the tolerances of float comparisons of units and tokens.
-//   - dirty.go, memo.go, gaugetree.go: the fast paths: the members the
-//     settle visits, engine expressions evaluated again only when what they
-//     read changed, and gauges of pools kept as trees (Options.NoFastPath
-//     turns them off).
+//   - dirty.go, memo.go, gaugetree.go, stepn.go: the fast paths: the
+//     members the settle visits, engine expressions evaluated again only
+//     when what they read changed, gauges of pools kept as trees, and quiet
+//     engine iterations with [Sim.StepN] (Options.NoFastPath turns them
+//     off).
 //   - keymin.go, chunklog.go: the key-tuple picks and the append-only logs
 //     of samples.
 //   - checkpoint.go, timeline.go: copies of a run's state, and a run that can

@@ -36,6 +36,13 @@ type engine struct {
 	budgetM, chunkM, costM exprMemo // memo.go
 	gateM                  exprMemo // the admission gate of `serve vllm`
 
+	// Quiet iterations (stepn.go): an iteration that changes nothing but
+	// its residents' counters and the clock, repeated without the settle.
+	quietOK  bool      // the schedule and expressions allow them (initQuiet)
+	quiet    quietIter // the last attempt, if it can be repeated
+	resGen   uint64    // bumped by every change of res
+	batchCtx bool      // the attempt in progress set the batch's context (setBatchCtx)
+
 	// the attempt in progress
 	left      float64
 	chunk     float64
@@ -88,6 +95,7 @@ func (s *Sim) initEngines() {
 		case model.ServeBody:
 			e.steps = m.Body
 		}
+		s.initQuiet(e)
 	}
 }
 
@@ -130,6 +138,7 @@ func (s *Sim) engineRun(ss *session, st *model.Stmt, stg *stage, work float64) b
 		j.growing = p
 	}
 	e.res = append(e.res, ss)
+	e.resGen++
 	s.dirtyEngs.set(e.ei)
 	if s.tracer != nil { // the label is built only for a tracer: this is the hot path
 		what := "joined decode on"
@@ -149,6 +158,7 @@ func (s *Sim) engineRun(ss *session, st *model.Stmt, stg *stage, work float64) b
 func (s *Sim) engineCancel(stg *stage, ss *session) {
 	e := stg.eng
 	e.res = without(e.res, ss)
+	e.resGen++
 	for k, r := range e.assign {
 		if r == ss {
 			e.left += ss.job.assign
@@ -251,6 +261,9 @@ func (s *Sim) setResidentCtx(e *engine) {
 func (s *Sim) attempt(e *engine) {
 	s.curEng = e
 	defer func() { s.curEng = nil }()
+	ver := s.poolVer
+	e.quiet.ok = false
+	e.batchCtx = false
 	s.setResidentCtx(e)
 	budget := s.memoEval(&e.budgetM)
 	e.chunk = 0
@@ -336,6 +349,7 @@ func (s *Sim) attempt(e *engine) {
 			fmt.Sprintf("batch of %d: %s prefill tokens, %s decode(s), %s tokens", len(e.assign), fmtNum(float64(npre)), fmtNum(float64(ndec)), fmtNum(ntok)))
 	}
 	s.schedule(s.now+T, evIterEnd, int32(e.idx), e.epoch, nil)
+	s.captureQuiet(e, budget, T, ndec, ver != s.poolVer)
 }
 
 func (s *Sim) setIterStats(e *engine, running bool) {
@@ -399,6 +413,7 @@ func (s *Sim) setBatchCtx(e *engine) {
 	s.ctx[model.CtxBatchPrefilled] = npre
 	s.ctx[model.CtxRunningPreempted] = float64(e.preempted)
 	s.ctx[model.CtxWaitingAdmitted] = float64(e.admitted)
+	e.batchCtx = true
 }
 
 // nextResident is the first resident not yet served in this iteration,
@@ -718,6 +733,7 @@ func (s *Sim) iterEnd(idx int, epoch uint32) {
 
 func (s *Sim) leaveEngine(e *engine, r *session) {
 	e.res = without(e.res, r)
+	e.resGen++
 	stg := e.stage
 	if s.tracer != nil {
 		what := "finished decode on"

@@ -20,13 +20,19 @@ import (
 )
 
 // The differential tests of the fast paths (the dirty sets, the gauge
-// trees, the memoized engine expressions): a run with Options.NoFastPath,
-// which scans every pool, engine, stage and gauge after every event and
-// evaluates every expression afresh, and the same run on the fast paths
+// trees, the memoized engine expressions, quiet engine iterations): a run
+// with Options.NoFastPath, which scans every pool, engine, stage and gauge
+// after every event, evaluates every expression afresh and takes every
+// engine iteration through the settle, and the same run on the fast paths
 // step alike — the same clock and event count after every Step — and end
 // with the same report, bit for bit (floats compared by their bits, NaN
 // included): the report is all that `serq run` renders as text, JSON and
-// --dump CSVs.
+// --dump CSVs (cmd/serq's TestFastPathBytes compares those bytes). A third
+// run advances by StepN in batches of changing sizes, which take runs of
+// quiet iterations off the calendar and cut them at the batch's end: after
+// each batch it has the clock, the event count and the next event of the
+// Step-by-Step runs, and it ends in the same state (SameState) with the same
+// report.
 
 // sameBits compares floats by their bits.
 var sameBits = cmp.Comparer(func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) })
@@ -48,24 +54,59 @@ func differential(t testing.TB, p *model.Program, opt interp.Options, maxSteps i
 	if err1 != nil {
 		return
 	}
-	for n := 0; maxSteps == 0 || n < maxSteps; n++ {
-		a, b := fast.Step(), slow.Step()
-		if a != b || fast.Events() != slow.Events() || math.Float64bits(fast.Now()) != math.Float64bits(slow.Now()) ||
-			math.Float64bits(fast.NextTime()) != math.Float64bits(slow.NextTime()) {
-			t.Fatalf("step %d: fast path at t=%v after %d events (next %v, going %v), reference at t=%v after %d (next %v, going %v)",
-				n, fast.Now(), fast.Events(), fast.NextTime(), a, slow.Now(), slow.Events(), slow.NextTime(), b)
+	batched, err := interp.New(p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for batch := 0; maxSteps == 0 || n < maxSteps; batch++ {
+		size := batchSizes[batch%len(batchSizes)]
+		if maxSteps > 0 {
+			size = min(size, uint64(maxSteps-n))
 		}
-		if !a {
+		got := batched.StepN(size)
+		steps := got
+		if batched.Done() {
+			steps++ // the Step that ends the run takes no event
+		}
+		going := true
+		for k := uint64(0); k < steps && going; k++ {
+			a, b := fast.Step(), slow.Step()
+			if a != b || fast.Events() != slow.Events() || math.Float64bits(fast.Now()) != math.Float64bits(slow.Now()) ||
+				math.Float64bits(fast.NextTime()) != math.Float64bits(slow.NextTime()) {
+				t.Fatalf("step %d: fast path at t=%v after %d events (next %v, going %v), reference at t=%v after %d (next %v, going %v)",
+					n, fast.Now(), fast.Events(), fast.NextTime(), a, slow.Now(), slow.Events(), slow.NextTime(), b)
+			}
+			going = a
+			n++
+		}
+		if batched.Events() != fast.Events() || math.Float64bits(batched.Now()) != math.Float64bits(fast.Now()) ||
+			math.Float64bits(batched.NextTime()) != math.Float64bits(fast.NextTime()) || batched.Done() != fast.Done() {
+			t.Fatalf("StepN(%d) took %d events, to t=%v after %d (next %v, done %v); Step to t=%v after %d (next %v, done %v)",
+				size, got, batched.Now(), batched.Events(), batched.NextTime(), batched.Done(), fast.Now(), fast.Events(), fast.NextTime(), fast.Done())
+		}
+		if !going || got < size {
 			break
 		}
 	}
-	if fmt.Sprint(fast.Err()) != fmt.Sprint(slow.Err()) {
-		t.Fatalf("errors differ: fast path %v, reference %v", fast.Err(), slow.Err())
+	if fmt.Sprint(fast.Err()) != fmt.Sprint(slow.Err()) || fmt.Sprint(batched.Err()) != fmt.Sprint(slow.Err()) {
+		t.Fatalf("errors differ: fast path %v, StepN %v, reference %v", fast.Err(), batched.Err(), slow.Err())
 	}
-	if d := reportDiff(fast.Report(), slow.Report()); d != "" {
+	if !interp.SameState(batched, fast) {
+		t.Fatal("StepN and Step end in different states")
+	}
+	want := slow.Report()
+	if d := reportDiff(fast.Report(), want); d != "" {
 		t.Fatalf("reports differ (-fast path +reference):\n%s", d)
 	}
+	if d := reportDiff(batched.Report(), want); d != "" {
+		t.Fatalf("reports differ (-StepN +reference):\n%s", d)
+	}
 }
+
+// batchSizes are the StepN batches of the differential run, in turn: small
+// and odd sizes cut runs of quiet iterations in their middle.
+var batchSizes = []uint64{1, 2, 3, 7, 64, 1, 333, 4096, 5, 100000}
 
 // TestFastPathExamples holds every example, and the seed at 8/8 and with
 // its pressure instance, to the reference path.
@@ -86,6 +127,21 @@ func TestFastPathExamples(t *testing.T) {
 	t.Run("seed pressure", func(t *testing.T) {
 		p := loadExample(t, "pd-disaggregation/llmd_nixl_pull.sq", sets("blocksD", "1200", "Lambda", "1.2"))
 		differential(t, p, interp.Options{Horizon: h, Warmup: h / 10, Seed: 3}, 0)
+	})
+	t.Run("vllm gauges", func(t *testing.T) {
+		// gauges read at every instant's end (a stage's observables), so
+		// that a run of quiet iterations ends each instant as Step does
+		src, err := os.ReadFile("../examples/single-turn/vllm.sq")
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Replace(string(src), "  pool reqs on vllm { queue fifo; }",
+			"  pool reqs on vllm { queue fifo; }\n  gauge batch = busy(vllm) + queue(vllm);", 1)
+		p, err := lang.LoadSource("../examples/single-turn/vllm.sq", []byte(text), lang.Options{Lib: lib.FS})
+		if err != nil {
+			t.Fatal(err)
+		}
+		differential(t, p, interp.Options{Horizon: h, Warmup: h / 10, Seed: 5}, 0)
 	})
 	t.Run("rich program", func(t *testing.T) {
 		p := loadInline(t, "rich.sq", testutil.RichProgram)

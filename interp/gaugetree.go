@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/serq/serq/model"
 )
@@ -14,21 +15,45 @@ import (
 // the root and not a scan of the family. A node is evaluated by the same
 // evaluator as any expression: its shadow is the node with each argument
 // replaced by a read of the child's value (an attribute of the tree's own
-// value session), so the arithmetic is bit for bit the plain evaluation's.
+// value session), so the arithmetic is bit for bit the plain evaluation's;
+// the commonest binary nodes (+, -, *, /, max, min) compute the same
+// operation inline. Nodes are numbered children before parents, so a
+// reading evaluates the stale nodes in index order, each after its
+// children. A changed pool marks only its leaves; a node whose new value
+// is its old one bit for bit leaves its parent unmarked (a node is a pure
+// function of its children's values), so a change that does not reach the
+// root — a member that is not the max, holders unchanged by a growth —
+// stops where it vanishes.
 
 type gaugeTree struct {
 	nodes []gaugeNode // children before parents; the root last
+	stale bitset      // the nodes to evaluate at the next reading
 	root  int32
 	vals  *session // attrs: the nodes' values
 }
 
 type gaugeNode struct {
+	op     gaugeOp
+	pool   int32       // a leaf reading a pool: its index; else -1
+	parent int32       // -1 at the root
+	a, b   int32       // a binary node's children
 	shadow *model.Expr // inner: the node over its children's values; leaf: the expression
-	kids   []int32
-	parent int32 // -1 at the root
-	pool   int32 // a leaf reading a pool: its index; else -1
-	stale  bool
 }
+
+// gaugeOp is how a node is evaluated.
+type gaugeOp uint8
+
+const (
+	gaugeEval gaugeOp = iota // evalWith of the shadow
+	gaugeLeaf                // a pool's observable
+	gaugeNum                 // a constant
+	gaugeAdd
+	gaugeSub
+	gaugeMul
+	gaugeDiv
+	gaugeMax
+	gaugeMin
+)
 
 // leafRef is a leaf of a gauge's tree.
 type leafRef struct{ gauge, node int32 }
@@ -49,7 +74,11 @@ func (s *Sim) buildGaugeTree(g int, e *model.Expr) {
 				}
 				s.poolLeaves[pool] = append(s.poolLeaves[pool], leafRef{int32(g), n})
 			}
-			t.nodes = append(t.nodes, gaugeNode{shadow: e, parent: -1, pool: pool, stale: true})
+			op := gaugeNum
+			if pool >= 0 {
+				op = gaugeLeaf
+			}
+			t.nodes = append(t.nodes, gaugeNode{op: op, shadow: e, parent: -1, pool: pool})
 			return n
 		}
 		if e.Op == model.EFunc && (e.Fn == model.FMax || e.Fn == model.FMin) {
@@ -86,6 +115,8 @@ func (s *Sim) buildGaugeTree(g int, e *model.Expr) {
 	add(e)
 	t.vals = &session{attrs: make([]float64, len(t.nodes))}
 	t.root = int32(len(t.nodes) - 1)
+	t.stale = newBitset(len(t.nodes))
+	t.stale.fill(len(t.nodes))
 }
 
 // gaugeInner adds the node of e over the children kids.
@@ -97,70 +128,78 @@ func (s *Sim) gaugeInner(t *gaugeTree, e *model.Expr, kids []int32) int32 {
 		t.nodes[c].parent = n
 		sh.Args[k] = &model.Expr{Op: model.EAttr, Slot: int(c)}
 	}
-	t.nodes = append(t.nodes, gaugeNode{shadow: &sh, kids: kids, parent: -1, pool: -1, stale: true})
+	nd := gaugeNode{op: gaugeEval, shadow: &sh, parent: -1, pool: -1}
+	if len(kids) == 2 {
+		nd.a, nd.b = kids[0], kids[1]
+		switch {
+		case e.Op == model.EAdd:
+			nd.op = gaugeAdd
+		case e.Op == model.ESub:
+			nd.op = gaugeSub
+		case e.Op == model.EMul:
+			nd.op = gaugeMul
+		case e.Op == model.EDiv:
+			nd.op = gaugeDiv
+		case e.Op == model.EFunc && e.Fn == model.FMax:
+			nd.op = gaugeMax
+		case e.Op == model.EFunc && e.Fn == model.FMin:
+			nd.op = gaugeMin
+		}
+	}
+	t.nodes = append(t.nodes, nd)
 	return n
 }
 
-// gaugePoolChanged marks stale the leaves reading pool p and the nodes
-// above them.
+// gaugePoolChanged marks stale the leaves reading pool p.
 func (s *Sim) gaugePoolChanged(p int) {
 	for _, l := range s.poolLeaves[p] {
-		t := &s.gaugeTrees[l.gauge]
-		for n := l.node; n >= 0 && !t.nodes[n].stale; n = t.nodes[n].parent {
-			t.nodes[n].stale = true
-		}
+		s.gaugeTrees[l.gauge].stale.set(int(l.node))
 		s.gaugeFresh.set(int(l.gauge))
 	}
 }
 
-// readGauge evaluates the stale nodes of a gauge's tree, children first,
-// and returns the root's value.
+// readGauge evaluates the stale nodes of a gauge's tree in index order
+// (children first), marking a node's parent when its value changed, and
+// returns the root's value. Every node is stale at the first reading.
 func (s *Sim) readGauge(g int) float64 {
 	t := &s.gaugeTrees[g]
-	s.refreshNode(t, t.root)
-	return t.vals.attrs[t.root]
-}
-
-func (s *Sim) refreshNode(t *gaugeTree, n int32) {
-	nd := &t.nodes[n]
-	if !nd.stale {
-		return
-	}
-	nd.stale = false
-	switch {
-	case nd.pool >= 0:
-		t.vals.attrs[n] = s.poolObservable(&s.pools[nd.pool], nd.shadow.Fn, nil)
-	case nd.shadow.Op == model.ENum:
-		t.vals.attrs[n] = nd.shadow.Num
-	default:
-		for _, c := range nd.kids {
-			s.refreshNode(t, c)
-		}
-		v := t.vals.attrs
-		if len(nd.kids) == 2 {
-			// the commonest nodes, as evalWith computes them
-			a, b := v[nd.kids[0]], v[nd.kids[1]]
-			switch sh := nd.shadow; {
-			case sh.Op == model.EAdd:
-				v[n] = a + b
-				return
-			case sh.Op == model.ESub:
-				v[n] = a - b
-				return
-			case sh.Op == model.EMul:
-				v[n] = a * b
-				return
-			case sh.Op == model.EDiv:
-				v[n] = a / b
-				return
-			case sh.Op == model.EFunc && sh.Fn == model.FMax:
-				v[n] = math.Max(a, b)
-				return
-			case sh.Op == model.EFunc && sh.Fn == model.FMin:
-				v[n] = math.Min(a, b)
-				return
+	v := t.vals.attrs
+	// word by word, lowest bit first: a parent's index is above its
+	// children's, so a parent marked on the way is taken later in the pass
+	for w := range t.stale {
+		for t.stale[w] != 0 {
+			b := t.stale[w]
+			t.stale[w] = b & (b - 1)
+			i := w<<6 | bits.TrailingZeros64(b)
+			nd := &t.nodes[i]
+			var x float64
+			switch nd.op {
+			case gaugeLeaf:
+				x = s.poolObservable(&s.pools[nd.pool], nd.shadow.Fn, nil)
+			case gaugeNum:
+				x = nd.shadow.Num
+			case gaugeAdd:
+				x = v[nd.a] + v[nd.b]
+			case gaugeSub:
+				x = v[nd.a] - v[nd.b]
+			case gaugeMul:
+				x = v[nd.a] * v[nd.b]
+			case gaugeDiv:
+				x = v[nd.a] / v[nd.b]
+			case gaugeMax:
+				x = math.Max(v[nd.a], v[nd.b])
+			case gaugeMin:
+				x = math.Min(v[nd.a], v[nd.b])
+			default:
+				x = s.evalWith(nd.shadow, t.vals, s.machineStream)
+			}
+			if math.Float64bits(x) != math.Float64bits(v[i]) {
+				v[i] = x
+				if nd.parent >= 0 {
+					t.stale.set(int(nd.parent))
+				}
 			}
 		}
-		v[n] = s.evalWith(nd.shadow, t.vals, s.machineStream)
 	}
+	return v[t.root]
 }

@@ -215,7 +215,7 @@ func (s *Sim) admit(h *holdInst) {
 				pl.cached -= consumed
 				e.dead = true
 				if e.size <= unitTol {
-					e.gone = true
+					e.gone, pl.gone = true, true
 					pl.cached -= e.size
 					e.size = 0
 				}
@@ -511,7 +511,7 @@ func (s *Sim) drop(ss *session, st *model.Stmt) {
 	}
 	if e := s.ownEntry(ss, p); e != nil {
 		pl := &s.pools[p]
-		e.gone = true
+		e.gone, pl.gone = true, true
 		pl.cached -= e.size
 		e.size = 0
 		s.compactEntries(pl)

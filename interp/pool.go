@@ -45,6 +45,9 @@ type pool struct {
 	admits, evictN, preempts         uint64
 	evictU                           float64
 	rejected, stuck, spills          uint64
+
+	ver  uint64 // bumped by every markPool: a quiet iteration's template reads it (stepn.go)
+	gone bool   // entries may hold gone entries: compactEntries has work
 }
 
 // holdPool is one pool of a hold instance.
@@ -206,6 +209,8 @@ func (s *Sim) evict(pl *pool, need float64) {
 			if pl.m.Spill != nil {
 				take = e.size // what moves to the tier is the entry
 			}
+		} else if k := evictBlocks(pl, e, excess); k > 1 && !s.noFastPath {
+			take = float64(k) * pl.block // k steps at once
 		}
 		e.size -= take
 		pl.cached -= take
@@ -214,7 +219,7 @@ func (s *Sim) evict(pl *pool, need float64) {
 			pl.evictU += take
 		}
 		if e.size <= unitTol {
-			e.gone = true
+			e.gone, pl.gone = true, true
 			pl.cached -= e.size
 			e.size = 0
 			if s.warm {
@@ -227,6 +232,25 @@ func (s *Sim) evict(pl *pool, need float64) {
 	}
 	s.compactEntries(pl)
 }
+
+// evictBlocks is how many of evict's block-by-block steps on entry e can
+// be taken as one: when the amounts are whole numbers below 2^52 (so that
+// every step's subtraction and addition is exact, and k steps of a block
+// are one of k blocks bit for bit) and the victim stays e (lru, no spill),
+// the steps until the excess is gone or e (or the cache) has no whole
+// block left. 1 when they cannot.
+func evictBlocks(pl *pool, e *cacheEntry, excess float64) int {
+	if pl.m.Spill != nil || pl.m.Evict.Keys != nil || !wholeBelow(pl.block) || !wholeBelow(e.size) ||
+		!wholeBelow(excess) || !wholeBelow(pl.cached) || !wholeBelow(pl.evictU) {
+		return 1
+	}
+	k := math.Min(math.Floor(e.size/pl.block), math.Ceil(excess/pl.block))
+	k = math.Min(k, math.Floor(pl.cached/pl.block)) // the cache stays > 0 between the steps
+	return int(math.Max(1, k))
+}
+
+// wholeBelow reports whether x is a whole number of magnitude below 2^52.
+func wholeBelow(x float64) bool { return x == math.Trunc(x) && math.Abs(x) < 1<<52 }
 
 // victimEntry is the next cache entry to lose a block: lru, or least keys.
 func (s *Sim) victimEntry(pl *pool) *cacheEntry {
@@ -276,6 +300,10 @@ func (s *Sim) attrsOf(ss *session) *session {
 }
 
 func (s *Sim) compactEntries(pl *pool) {
+	if !pl.gone { // every entry marked gone sets it
+		return
+	}
+	pl.gone = false
 	n := 0
 	for _, e := range pl.entries {
 		if !e.gone {
@@ -296,7 +324,7 @@ func (s *Sim) cacheAt(ss *session, pl *pool, units float64) {
 	root := rootOf(ss)
 	units = pl.roundDown(units)
 	if old := s.ownEntry(root, pl.index); old != nil {
-		old.gone = true
+		old.gone, pl.gone = true, true
 		pl.cached -= old.size
 		old.size = 0
 	}

@@ -23,8 +23,9 @@ type Options struct {
 
 	// NoFastPath takes the reference path, for tests: every pool, engine,
 	// stage and gauge scanned after every event, every expression
-	// evaluated afresh. The results are the same, bit for bit (the
-	// differential tests hold them to it); only the speed differs.
+	// evaluated afresh, every engine iteration taken through the settle,
+	// cache evicted block by block. The results are the same, bit for bit
+	// (the differential tests hold them to it); only the speed differs.
 	NoFastPath bool
 
 	// Lean keeps only what the report's statistics need, so a run's memory
@@ -159,6 +160,7 @@ type Sim struct {
 	poolLeaves  [][]leafRef         // for each pool, the gauge trees' leaves that read it
 	gaugeFresh  bitset              // gaugeOfPools gauges to read at this instant's end
 	gaugeDumped []int               // by gauge: the change points handed to Options.Dump so far
+	gaugeEvery  bool                // some gauge is read at every instant's end (gaugeAlways)
 
 	// Random streams not of a session (rng.go).
 	arrStream     *stream // arrivals
@@ -362,7 +364,7 @@ func (s *Sim) Step() bool {
 }
 
 // recoverInternal turns a panic of the interpreter into an internal
-// RunError (deferred by Step and steps).
+// RunError (deferred by Step and stepN).
 func (s *Sim) recoverInternal() {
 	if r := recover(); r != nil {
 		cause, _ := r.(error)
@@ -370,19 +372,11 @@ func (s *Sim) recoverInternal() {
 	}
 }
 
-// steps is up to n Steps under one recover; false when the run is over.
-func (s *Sim) steps(n int) bool {
-	defer s.recoverInternal()
-	for ; n > 0; n-- {
-		if s.Done() || !s.step() {
-			return false
-		}
-	}
-	return true
-}
-
 // step is Step without the recover.
 func (s *Sim) step() bool {
+	if s.quietRun(1, math.Inf(1)) > 0 { // an engine iteration that changes nothing else (stepn.go)
+		return !s.Done()
+	}
 	if len(s.cal) == 0 && s.deadlock() {
 		return false
 	}
@@ -417,14 +411,14 @@ func (s *Sim) RunUntil(t float64) bool {
 			s.advance(t)
 			return true
 		}
-		s.Step()
+		s.stepN(math.MaxUint64, t) // the events up to t (stepn.go)
 	}
 	return false
 }
 
 // Run runs to the end; ctx cancels it between events.
 func (s *Sim) Run(ctx context.Context) error {
-	for s.steps(4096) {
+	for s.StepN(4096) == 4096 {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -573,6 +567,8 @@ func (s *Sim) initGauges() {
 			s.gaugeFresh.set(i)
 		case only:
 			s.gaugeKind[i] = gaugePoolsAny
+		default:
+			s.gaugeEvery = true
 		}
 	}
 	s.gaugeVer = ^uint64(0)

@@ -478,12 +478,15 @@ func (a *TimeIntegral) Set(now, v float64) {
 // float64 the scale goes up instead, so that a pool held at 1e308 still
 // averages 1e308, not inf. At scale 0 it is integral + value·dt exactly.
 func (a *TimeIntegral) area(now float64) float64 {
-	if a.scale == 0 {
-		// the common case: Ldexp by 0 is the value itself
-		if x := a.integral + float64(a.value*(now-a.last)); !math.IsInf(x, 0) || math.IsInf(a.value, 0) || math.IsInf(a.integral, 0) {
+	if a.scale == 0 { // areaScaled's first pass, Ldexp by 0 being the identity, when x is finite
+		if x := a.integral + float64(a.value*(now-a.last)); x-x == 0 {
 			return x
 		}
 	}
+	return a.areaScaled(now)
+}
+
+func (a *TimeIntegral) areaScaled(now float64) float64 {
 	for {
 		x := a.integral + float64(math.Ldexp(a.value, -a.scale)*(now-a.last))
 		if !math.IsInf(x, 0) || math.IsInf(a.value, 0) || math.IsInf(a.integral, 0) || a.scale >= 2048 {
@@ -798,10 +801,11 @@ type LogHistogram struct {
 	base int              // bucket index of bkts[0]
 	bkts []statHistBucket // dense, from base up
 
-	// the last finite positive value's bucket: runs of equal values (an
-	// engine's inter-token gaps) skip the logarithm
-	lastX float64
-	lastK int
+	// the last two finite positive values' buckets: runs of equal values
+	// skip the logarithm, and so do an engine's inter-token gaps in a steady
+	// batch, which alternate between the two roundings of its step
+	lastX, prevX float64
+	lastK, prevK int
 }
 
 type statHistBucket struct {
@@ -830,7 +834,12 @@ func (h *LogHistogram) Add(x float64) {
 		h.inf.add(x)
 	default:
 		if x != h.lastX {
-			h.lastX, h.lastK = x, statHistIndex(x)
+			if x == h.prevX {
+				h.lastX, h.prevX, h.lastK, h.prevK = h.prevX, h.lastX, h.prevK, h.lastK
+			} else {
+				h.prevX, h.prevK = h.lastX, h.lastK
+				h.lastX, h.lastK = x, statHistIndex(x)
+			}
 		}
 		h.bucket(h.lastK).add(x)
 	}

@@ -101,7 +101,7 @@ func (tl *Timeline) RunUntil(t float64) bool {
 		if tl.sim.NextTime() > t && tl.sim.NextTime() <= tl.sim.opt.Horizon {
 			return tl.sim.RunUntil(t)
 		}
-		tl.Step()
+		tl.stepN(math.MaxUint64, t)
 	}
 	return false
 }
@@ -113,17 +113,14 @@ func (tl *Timeline) RunUntil(t float64) bool {
 func (tl *Timeline) SeekEvent(n uint64) {
 	if n < tl.sim.events {
 		tl.resume(tl.before(func(c *Checkpoint) bool { return c.Events() <= n }))
-		for tl.sim.events < n && !tl.sim.Done() {
-			tl.Replayed++
-			tl.sim.Step()
-		}
+		tl.Replayed += tl.sim.StepN(n - tl.sim.events)
 		return
 	}
 	if c := tl.before(func(c *Checkpoint) bool { return c.Events() <= n }); c.Events() > tl.sim.events {
 		tl.resume(c) // a later point was visited before: jump to its checkpoint
 	}
-	for tl.sim.events < n && !tl.sim.Done() {
-		tl.Step()
+	if tl.sim.events < n {
+		tl.StepN(n - tl.sim.events)
 	}
 }
 
