@@ -176,3 +176,23 @@ func BenchmarkGotoForward(b *testing.B) {
 	b.ReportMetric(float64(first)/1e6/float64(b.N), "first-cpu-ms")
 	b.ReportMetric(float64(again)/1e6/float64(b.N), "jump-cpu-ms")
 }
+
+// BenchmarkSeekBackAfterTopSpeed is a `goto #N` to 10 and 50 % of the run
+// after the whole run went at top speed (quiet batches, their checkpoints
+// quietSparse times the spacing apart): each op a different N, always
+// behind, most of them in parts no replay has filled in yet.
+func BenchmarkSeekBackAfterTopSpeed(b *testing.B) {
+	_, total := benchSeed(b)
+	for _, pct := range []uint64{10, 50} {
+		b.Run(fmt.Sprintf("%d%%", pct), func(b *testing.B) {
+			d := benchDriver(b)
+			for !d.sim().Done() {
+				d.do(request{kind: reqBatch, dt: 1e9, quiet: true, view: viewReq{why: noSession, follow: noSession}})
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				d.do(request{kind: reqSeekEvent, n: total*pct/100 - uint64(i+1)*99_991})
+			}
+		})
+	}
+}

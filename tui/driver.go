@@ -113,13 +113,17 @@ const batchBudget = 40 * time.Millisecond
 // for the log pane to show while the run goes on. Its wall time is
 // quietBudget times the batch budget. (On the seed, one event in seven is
 // traced: most events are engine iterations.) Its checkpoints are
-// quietSparse times the spacing apart, so they cost a quarter; the log's
-// rebuild fills in the rest of the part it replays (Timeline.Refill), so
-// a step back where the run stopped costs the spacing again.
+// quietSparse times the spacing apart (1.5 % of a quiet batch's time
+// on the seed, against 6 % at four times the spacing); the log's rebuild
+// fills in the rest of the part it replays (Timeline.Refill), so a step
+// back where the run stopped costs the spacing again, and a seek or step
+// back into a part not filled in yet replays at most quietSparse spacings
+// once (BenchmarkSeekBackAfterTopSpeed: 0.13-0.17 s, mostly the log's
+// rebuild where it lands).
 const (
 	quietBudget     = 3 // times the budget: fewer frames at top speed, each costing the run
-	quietSparse     = 4
-	quietChunk      = 2048
+	quietSparse     = 16
+	quietChunk      = 8192
 	maxQuietBatch   = 1 << 20
 	quietTail       = 64
 	quietTailEvents = 4096
