@@ -114,7 +114,7 @@ const batchBudget = 40 * time.Millisecond
 // quietBudget times the batch budget. (On the seed, one event in seven is
 // traced: most events are engine iterations.) Its checkpoints are
 // quietSparse times the spacing apart (1.5 % of a quiet batch's time
-// on the seed, against 6 % at four times the spacing); the log's rebuild
+// on the seed, against 6 % at 4 spacings apart); the log's rebuild
 // fills in the rest of the part it replays (Timeline.Refill), so a step
 // back where the run stopped costs the spacing again, and a seek or step
 // back into a part not filled in yet replays at most quietSparse spacings
