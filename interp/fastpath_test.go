@@ -192,3 +192,54 @@ func FuzzFastPath(f *testing.F) {
 		differential(t, prog, interp.Options{Horizon: 20, Warmup: 2, Seed: 1}, 20000)
 	})
 }
+
+// TestFastPathTrace: with a tracer (of everything but engine iterations,
+// as the TUI's log has it by default) the quiet iterations still run, and
+// the trace is the reference path's event for event, stepped by Step and
+// by StepN alike, for every example and the seed under pressure.
+func TestFastPathTrace(t *testing.T) {
+	h := horizon(300) / 3
+	run := func(p *model.Program, opt interp.Options, batched bool) ([]interp.TraceEvent, *interp.Sim) {
+		s, err := interp.New(p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var evs []interp.TraceEvent
+		s.SetTracer(func(e interp.TraceEvent) { evs = append(evs, e) })
+		if batched {
+			for i := 0; s.StepN(batchSizes[i%len(batchSizes)]) > 0; i++ {
+			}
+		} else {
+			for s.Step() {
+			}
+		}
+		return evs, s
+	}
+	check := func(t *testing.T, p *model.Program, opt interp.Options) {
+		ref := opt
+		ref.NoFastPath = true
+		want, slow := run(p, ref, false)
+		for _, batched := range []bool{false, true} {
+			got, fast := run(p, opt, batched)
+			if d := cmp.Diff(want, got, sameBits); d != "" {
+				t.Fatalf("StepN %v: the traces differ (-reference +fast path):\n%s", batched, d)
+			}
+			if d := reportDiff(fast.Report(), slow.Report()); d != "" {
+				t.Fatalf("StepN %v: reports differ (-fast path +reference):\n%s", batched, d)
+			}
+		}
+	}
+	for _, path := range testutil.Examples(t, "../examples") {
+		t.Run(strings.TrimPrefix(path, "../examples/"), func(t *testing.T) {
+			p, err := lang.Load(path, lang.Options{Lib: lib.FS})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, p, interp.Options{Horizon: h, Warmup: h / 10, Seed: 1})
+		})
+	}
+	t.Run("seed pressure", func(t *testing.T) {
+		p := loadExample(t, "pd-disaggregation/llmd_nixl_pull.sq", sets("blocksD", "1200", "Lambda", "1.2"))
+		check(t, p, interp.Options{Horizon: h, Warmup: h / 10, Seed: 3})
+	})
+}

@@ -217,10 +217,12 @@ func (s *Sim) quietVer(q *quietIter) uint64 {
 // would have nothing to do but that engine's next attempt: no session
 // ready, no stage or flow marked, no pool or engine marked but those the
 // settle would only unmark (a pool with no grower and no waiter it admits
-// itself, a busy engine: quietPools does that), no tracer, and no drain
-// that the event could finish.
+// itself, a busy engine: quietPools does that), no tracer of engine
+// iterations (a quiet iteration traces nothing else: no session joins,
+// finishes, is admitted or released in it), and no drain that the event
+// could finish.
 func (s *Sim) quietClean() bool {
-	if s.tracer != nil || s.noFastPath || s.err != nil || len(s.ready) > 0 ||
+	if s.tracer != nil && s.traceIters || s.noFastPath || s.err != nil || len(s.ready) > 0 ||
 		!s.dirtyStages.empty() || len(s.flows.touched) > 0 || s.draining && len(s.live) == 0 {
 		return false
 	}

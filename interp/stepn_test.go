@@ -87,7 +87,9 @@ func TestQuietTaken(t *testing.T) {
 	}
 }
 
-// TestQuietOff: no quiet iteration with the reference path or a tracer.
+// TestQuietOff: no quiet iteration with the reference path or a tracer of
+// engine iterations (a tracer of the rest sees nothing of a quiet one:
+// TestFastPathTrace).
 func TestQuietOff(t *testing.T) {
 	p := loadSeedText(t, seedPath)
 	for _, c := range []struct {
@@ -96,7 +98,7 @@ func TestQuietOff(t *testing.T) {
 		set  func(*Sim)
 	}{
 		{"NoFastPath", Options{Horizon: 20, Seed: 1, NoFastPath: true}, func(*Sim) {}},
-		{"tracer", Options{Horizon: 20, Seed: 1}, func(s *Sim) { s.SetTracer(func(TraceEvent) {}) }},
+		{"iterations traced", Options{Horizon: 20, Seed: 1}, func(s *Sim) { s.SetTracer(func(TraceEvent) {}); s.TraceIterations(true) }},
 	} {
 		s, err := New(p, c.opt)
 		if err != nil {
@@ -109,6 +111,24 @@ func TestQuietOff(t *testing.T) {
 			}
 			s.Step()
 		}
+	}
+}
+
+// TestQuietTraced: a tracer that does not ask for engine iterations
+// leaves the quiet iterations on (the TUI's log rebuilds replay with one).
+func TestQuietTraced(t *testing.T) {
+	s, err := New(loadSeedText(t, seedPath), Options{Horizon: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetTracer(func(TraceEvent) {})
+	var quiet uint64
+	for !s.Done() {
+		quiet += s.quietRun(1<<62, math.Inf(1))
+		s.Step()
+	}
+	if quiet*2 < s.Events() {
+		t.Errorf("%d of %d events quiet with a tracer, want most", quiet, s.Events())
 	}
 }
 

@@ -1,11 +1,14 @@
 package interp
 
-import "sort"
+import (
+	"math"
+	"sort"
+)
 
 // Sparse and filled checkpoints, for a driver that runs part of a timeline
 // fast (the TUI at top speed) and wants its checkpoints to cost less there:
 // it takes them at a multiple of the spacing (StepNEvery), and fills the
-// part it stops in later (Refill), so going back there costs the spacing
+// part it stops in later (RefillTraced), so going back there costs the spacing
 // again. Either way every checkpoint stands at a multiple of the spacing,
 // as thinning expects.
 
@@ -32,23 +35,30 @@ func (tl *Timeline) StepNEvery(n, k uint64) uint64 {
 	return tl.sim.events - start
 }
 
-// Refill replays the events from the checkpoint at event from (the latest
-// at or before it) up to event to, as Scan does, calling visit with the
-// run after each event (visit may stop it), and keeps a checkpoint at each
-// multiple of the spacing on the way that the timeline lacks; taken sees
-// each new one. The timeline's own point does not move.
-func (tl *Timeline) Refill(from, to uint64, visit func(s *Sim) bool, taken func(*Checkpoint)) {
+// RefillTraced replays the events from the checkpoint at or before
+// event from up to event to, for a driver that wants their trace: with
+// tracer set (iters: whether engine iterations are traced), in StepN
+// batches from one multiple of the spacing to the next (so quiet engine
+// iterations run as fast as in the run itself), and keeps the checkpoints
+// the timeline lacks on the way. The timeline's own point does not move.
+func (tl *Timeline) RefillTraced(from, to uint64, tracer func(TraceEvent), iters bool) {
 	c := tl.before(func(c *Checkpoint) bool { return c.Events() <= from })
 	s := c.Resume()
-	if !visit(s) {
-		return
-	}
-	for s.events < to && s.Step() {
-		tl.Replayed++
-		if nc := tl.fill(s, tl.sim.events); nc != nil && taken != nil {
-			taken(nc)
-		}
-		if !visit(s) {
+	s.SetTracer(tracer)
+	s.TraceIterations(iters)
+	tl.replayFilling(s, to, math.Inf(1), tl.sim.events)
+}
+
+// replayFilling runs s up to event to, or before an event after time
+// until, in StepN batches from one multiple of the spacing to the next,
+// keeping the checkpoints the timeline lacks before event before.
+func (tl *Timeline) replayFilling(s *Sim, to uint64, until float64, before uint64) {
+	for s.events < to && !s.Done() {
+		want := min(to, (s.events/tl.every+1)*tl.every) - s.events
+		got := s.stepN(want, until)
+		tl.Replayed += got
+		tl.fill(s, before)
+		if got < want {
 			return
 		}
 	}
@@ -82,11 +92,7 @@ func (tl *Timeline) fill(s *Sim, before uint64) *Checkpoint {
 func (tl *Timeline) SeekBackFilling(n uint64) {
 	from := tl.sim.events
 	tl.resume(tl.before(func(c *Checkpoint) bool { return c.Events() <= n }))
-	for tl.sim.events < n && !tl.sim.Done() {
-		tl.Replayed++
-		tl.sim.Step()
-		tl.fill(tl.sim, from)
-	}
+	tl.replayFilling(tl.sim, n, math.Inf(1), from)
 }
 
 // SeekTimeBackFilling is SeekTime to a time t before the current clock,
@@ -94,15 +100,8 @@ func (tl *Timeline) SeekBackFilling(n uint64) {
 func (tl *Timeline) SeekTimeBackFilling(t float64) {
 	from := tl.sim.events
 	tl.resume(tl.before(func(c *Checkpoint) bool { return c.Time() <= t }))
-	for !tl.sim.Done() {
-		// As RunUntil: the clock moves to t before an event after it, and
-		// an event past the horizon ends the run.
-		if tl.sim.NextTime() > t && tl.sim.NextTime() <= tl.sim.opt.Horizon {
-			tl.sim.RunUntil(t)
-			return
-		}
-		tl.Replayed++
-		tl.sim.Step()
-		tl.fill(tl.sim, from)
-	}
+	tl.replayFilling(tl.sim, math.MaxUint64, t, from)
+	// As RunUntil: the clock moves to t before an event after it (an event
+	// past the horizon ends the run).
+	tl.sim.RunUntil(t)
 }

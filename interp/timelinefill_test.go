@@ -8,9 +8,10 @@ import (
 )
 
 // TestTimelineSparseAndRefill: StepNEvery lands where StepN does with
-// checkpoints only at multiples of k times the spacing; Refill fills in the
-// others of the part it replays, without moving the run, and a seek through
-// a filled-in checkpoint reaches a straight run's state.
+// checkpoints only at multiples of k times the spacing; RefillTraced fills
+// in the others of the part it replays, without moving the run, and traces
+// it as a straight run does; a seek through a filled-in checkpoint reaches
+// a straight run's state.
 func TestTimelineSparseAndRefill(t *testing.T) {
 	p := loadExample(t, "pd-disaggregation/llmd_nixl_pull.sq", nil)
 	opt := interp.Options{Horizon: 40, Warmup: 2, Seed: 1}
@@ -30,14 +31,23 @@ func TestTimelineSparseAndRefill(t *testing.T) {
 	if !interp.SameState(tl.Sim(), straight(10_123)) {
 		t.Fatal("after StepNEvery the state is not a straight run's")
 	}
-	var filled, visits []uint64
-	tl.Refill(4000, 9_700, func(s *interp.Sim) bool { visits = append(visits, s.Events()); return true },
-		func(c *interp.Checkpoint) { filled = append(filled, c.Events()) })
-	if want := []uint64{4500, 5000, 5500, 6500, 7000, 7500, 8500, 9000, 9500}; len(filled) != len(want) || filled[0] != 4500 || filled[8] != 9500 {
-		t.Fatalf("Refill took checkpoints at %v, want %v", filled, want)
+	var traced []interp.TraceEvent
+	tl.RefillTraced(4000, 9_700, func(e interp.TraceEvent) { traced = append(traced, e) }, true)
+	if want := []uint64{0, 2000, 4000, 4500, 5000, 5500, 6000, 6500, 7000, 7500, 8000, 8500, 9000, 9500, 10000}; !reflect.DeepEqual(tl.CheckpointsBefore(10_123), want) {
+		t.Fatalf("RefillTraced left checkpoints at %v, want %v", tl.CheckpointsBefore(10_123), want)
 	}
-	if len(visits) != 5701 || visits[0] != 4000 || visits[len(visits)-1] != 9700 || tl.Sim().Events() != 10_123 {
-		t.Fatalf("Refill visited %d points (%d…%d), the run is at #%d", len(visits), visits[0], visits[len(visits)-1], tl.Sim().Events())
+	if tl.Sim().Events() != 10_123 {
+		t.Fatalf("RefillTraced moved the run to #%d", tl.Sim().Events())
+	}
+	// The trace of events 4001…9700, as a straight run traces them.
+	at4000 := straight(4000)
+	var want []interp.TraceEvent
+	at4000.SetTracer(func(e interp.TraceEvent) { want = append(want, e) })
+	at4000.TraceIterations(true)
+	for at4000.Events() < 9_700 && at4000.Step() {
+	}
+	if len(traced) == 0 || !reflect.DeepEqual(traced, want) {
+		t.Fatalf("RefillTraced traced %d events, a straight run %d (or others)", len(traced), len(want))
 	}
 	if tl.Checkpoints() != 15 {
 		t.Fatalf("%d checkpoints after the refill, want 15", tl.Checkpoints())

@@ -115,7 +115,7 @@ const batchBudget = 40 * time.Millisecond
 // traced: most events are engine iterations.) Its checkpoints are
 // quietSparse times the spacing apart (1.5 % of a quiet batch's time
 // on the seed, against 6 % at 4 spacings apart); the log's rebuild
-// fills in the rest of the part it replays (Timeline.Refill), so a step
+// fills in the rest of the part it replays (Timeline.RefillTraced), so a step
 // back where the run stopped costs the spacing again, and a seek or step
 // back into a part not filled in yet replays at most quietSparse spacings
 // once (BenchmarkSeekBackAfterTopSpeed: 0.13-0.17 s, mostly the log's
@@ -700,7 +700,7 @@ func (d *driver) stepN(max uint64) bool {
 // between checkpoints backwards from now, each once, until it has them,
 // with a tracer that keeps their events (iters: whether engine iterations
 // are traced), and fills in the checkpoints missing in the spans it
-// replays (Timeline.Refill).
+// replays (Timeline.RefillTraced).
 func (d *driver) rebuild(iters bool) {
 	d.gapped, d.tail = false, eventLog{}
 	now := d.sim().Events()
@@ -714,15 +714,7 @@ func (d *driver) rebuild(iters bool) {
 			continue
 		}
 		var span []interp.TraceEvent
-		set := false
-		d.tl.Refill(from, to, func(s *interp.Sim) bool {
-			if !set {
-				set = true
-				s.TraceIterations(iters)
-				s.SetTracer(func(e interp.TraceEvent) { span = append(span, e) })
-			}
-			return true
-		}, nil)
+		d.tl.RefillTraced(from, to, func(e interp.TraceEvent) { span = append(span, e) }, iters)
 		spans = append(spans, span)
 		got += len(span)
 		to = from

@@ -4,8 +4,6 @@ import (
 	"reflect"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
-
 	"github.com/serq/serq/interp"
 )
 
@@ -121,24 +119,11 @@ func TestTopSpeedThenPause(t *testing.T) {
 	m, _ := newModel(t, Options{Horizon: 1000, Speed: maxSpeed}, 120, 40)
 	m.resume()
 	gapped, frames := 0, 0
-	queue := []tea.Cmd{m.tick(tickMsg{gen: m.gen})}
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
+	drive(m, m.tick(tickMsg{gen: m.gen}), func(f frameMsg) {
+		if frames++; f.gapped {
+			gapped++
 		}
-		switch msg := c().(type) {
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		case frameMsg:
-			if frames++; msg.gapped {
-				gapped++
-			}
-			_, next := m.Update(msg)
-			queue = append(queue, next)
-		}
-	}
+	})
 	if !m.frame.snap.Done || m.running || m.frame.gapped {
 		t.Fatalf("top speed: done %v, running %v, the log gapped %v at t %g", m.frame.snap.Done, m.running, m.frame.gapped, m.now())
 	}

@@ -36,7 +36,11 @@ func Screenshot(p *model.Program, opts Options, w, h int) (string, error) {
 // runSync carries out a command and what follows from it, as the Bubble
 // Tea loop would, dropping ticks and everything but the model's own
 // messages.
-func runSync(m *Model, cmd tea.Cmd) {
+func runSync(m *Model, cmd tea.Cmd) { drive(m, cmd, nil) }
+
+// drive is runSync calling onFrame (when not nil) with each frame after
+// the model took it in.
+func drive(m *Model, cmd tea.Cmd, onFrame func(frameMsg)) {
 	queue := []tea.Cmd{cmd}
 	for len(queue) > 0 {
 		c := queue[0]
@@ -47,7 +51,13 @@ func runSync(m *Model, cmd tea.Cmd) {
 		switch msg := c().(type) {
 		case tea.BatchMsg:
 			queue = append(queue, msg...)
-		case frameMsg, tea.WindowSizeMsg:
+		case frameMsg:
+			_, next := m.Update(msg)
+			if onFrame != nil {
+				onFrame(msg)
+			}
+			queue = append(queue, next)
+		case tea.WindowSizeMsg:
 			_, next := m.Update(msg)
 			queue = append(queue, next)
 		}

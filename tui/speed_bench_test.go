@@ -84,28 +84,15 @@ func BenchmarkTopSpeed(b *testing.B) {
 		c0 = cpuTime()
 		m.resume()
 		frames := 0
-		queue := []tea.Cmd{m.tick(tickMsg{gen: m.gen})}
-		for len(queue) > 0 {
-			c := queue[0]
-			queue = queue[1:]
-			if c == nil {
-				continue
+		drive(m, m.tick(tickMsg{gen: m.gen}), func(f frameMsg) {
+			_ = m.View()
+			if frames++; f.snap.Done && c0 != 0 {
+				// The run is over: what follows (the whole log rebuilt
+				// once, by a replay) is not top speed.
+				tuiCPU += cpuTime() - c0
+				c0 = 0
 			}
-			switch msg := c().(type) {
-			case tea.BatchMsg:
-				queue = append(queue, msg...)
-			case frameMsg:
-				_, next := m.Update(msg)
-				_ = m.View()
-				if frames++; msg.snap.Done && c0 != 0 {
-					// The run is over: what follows (the whole log rebuilt
-					// once, by a replay) is not top speed.
-					tuiCPU += cpuTime() - c0
-					c0 = 0
-				}
-				queue = append(queue, next)
-			}
-		}
+		})
 		if !m.frame.snap.Done || m.frame.gapped {
 			b.Fatalf("stopped at t %g, gapped %v", m.frame.snap.Time, m.frame.gapped)
 		}
