@@ -97,3 +97,20 @@ func TestSecondTimeAnyShape(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCalendar is the calendar of the seed at 32/32 (about 265
+// pending events): each op takes the top and schedules its successor a
+// random time later, as an engine's iteration end does, replacing the
+// top in one sift-down.
+func BenchmarkCalendar(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	s := &Sim{}
+	for range 265 {
+		s.schedule(r.Float64(), evIterEnd, 0, 0, nil)
+	}
+	for b.Loop() {
+		now := s.cal[0].t
+		s.take()
+		s.schedule(now+r.Float64(), evIterEnd, 0, 0, nil)
+	}
+}

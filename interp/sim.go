@@ -366,7 +366,7 @@ func (s *Sim) siftDown(x event) {
 
 // take marks the calendar's top as the event being handled: the next push
 // replaces it (push), or dropTop removes it. Nothing reads the calendar while
-// it is taken but push, secondTime and nextOther.
+// it is taken but push, secondTime and nextOther (startEngines, quietRun).
 func (s *Sim) take() { s.taken = true }
 
 // dropTop removes the taken top if no push replaced it.
@@ -425,14 +425,14 @@ func (s *Sim) step() bool {
 		s.endInstant()
 	}
 	ev := s.cal[0]
-	s.take() // the handler's first schedule replaces it
+	s.take() // the first schedule of the handler or the settle replaces it
 	s.advance(ev.t)
 	s.events++
 	s.handle(ev)
-	s.dropTop()
 	if s.err == nil {
 		s.settle()
 	}
+	s.dropTop()
 	if s.err == nil {
 		s.checkProgress()
 	}
