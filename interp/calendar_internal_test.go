@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/serq/serq/model"
 )
 
 // TestCalendarTakeReplaces drives two calendars with the same random
@@ -112,5 +114,30 @@ func BenchmarkCalendar(b *testing.B) {
 		now := s.cal[0].t
 		s.take()
 		s.schedule(now+r.Float64(), evIterEnd, 0, 0, nil)
+	}
+}
+
+// TestNextFreeTies checks that `serq why`'s next freeing event is, of two
+// at the same time, the one taken first (the lower sequence number),
+// wherever the heap holds them: two engines' iteration ends, the pool the
+// memory of one and admitted through the other.
+func TestNextFreeTies(t *testing.T) {
+	for _, order := range [][2]int{{0, 1}, {1, 0}} {
+		s := &Sim{stages: []stage{{m: &model.Stage{Label: "a"}}, {m: &model.Stage{Label: "b"}}}}
+		for i := range s.stages {
+			s.stages[i].eng = &engine{epoch: 7}
+		}
+		pl := &pool{memoryOf: 0, admitVia: 1}
+		evs := []event{
+			{t: 2.5, seq: 9, kind: evIterEnd, id: 0, epoch: 7},
+			{t: 2.5, seq: 4, kind: evIterEnd, id: 1, epoch: 7}, // taken first
+			{t: 3, seq: 1, kind: evIterEnd, id: 0, epoch: 7},
+		}
+		s.cal = []event{evs[order[0]], evs[order[1]], evs[2]}
+		w := &whyWriter{s: s}
+		at, what := w.nextFree(pl)
+		if at != 2.5 || what != "b's iteration ends" {
+			t.Errorf("layout %v: nextFree = %v, %q; want 2.5, \"b's iteration ends\"", order, at, what)
+		}
 	}
 }
