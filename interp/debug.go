@@ -284,29 +284,35 @@ func (w *whyWriter) state(t *session) string {
 
 // nextFree is the earliest pending event that concerns a holder of pl or
 // the engine that pl is the memory of: a job, flow or lease end, or an
-// engine iteration.
+// engine iteration. Of two at the same time it is the one taken first
+// (evLess), however the calendar's heap is laid out.
 func (w *whyWriter) nextFree(pl *pool) (float64, string) {
 	s := w.s
 	best, what := math.Inf(1), ""
+	var first *event // the event best and what are of
 	for i := range s.cal {
 		ev := &s.cal[i]
-		if ev.t >= best {
+		if first != nil && !evLess(ev, first) {
 			continue
 		}
+		w2 := ""
 		switch ev.kind {
 		case evIterEnd:
 			st := &s.stages[ev.id]
 			if st.eng != nil && st.eng.epoch == ev.epoch && (int(ev.id) == pl.memoryOf || int(ev.id) == pl.admitVia) {
-				best, what = ev.t, st.m.Label+"'s iteration ends"
+				w2 = st.m.Label + "'s iteration ends"
 			}
 		case evJobDone, evFlowDone:
 			if ev.s != nil && ev.s.gen == ev.epoch && holdsUnits(ev.s, pl.index) {
-				best, what = ev.t, w.name(ev.s)+"'s "+map[evKind]string{evJobDone: "job", evFlowDone: "transfer"}[ev.kind]+" ends"
+				w2 = w.name(ev.s) + "'s " + map[evKind]string{evJobDone: "job", evFlowDone: "transfer"}[ev.kind] + " ends"
 			}
 		case evLeaseEnd:
 			if ev.h != nil && ev.h.leaseGen == ev.epoch && ev.h.leased >= 0 && ev.h.pools[ev.h.leased].pool == pl.index {
-				best, what = ev.t, "a lease on "+pl.m.Label+" expires"
+				w2 = "a lease on " + pl.m.Label + " expires"
 			}
+		}
+		if w2 != "" {
+			first, best, what = ev, ev.t, w2
 		}
 	}
 	return best, what

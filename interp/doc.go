@@ -11,6 +11,17 @@
 // flow carries an epoch, and an event whose epoch is stale is skipped), an
 // engine iteration's end, a lease's expiry, or the end of warm-up.
 //
+// The calendar is a binary heap (sim.go). The event being handled stays
+// at its top, taken, until the first schedule of its handler or of the
+// settle after it replaces it in one sift-down (an arrival scheduling the
+// next arrival, a fifo stage its next job, an engine's iteration end its
+// next attempt, a run of quiet iterations its last end); an event after
+// which nothing is scheduled is removed when the settle is done. Either
+// way the events and their sequence numbers are those a pop and then a
+// push leave: only the heap's layout differs, which no result reads
+// (SameState compares the events in order, nextFree breaks ties by
+// sequence).
+//
 // After each event the simulation settles (docs/engine.md §1): the ready
 // sessions run, in the order they became ready, until each blocks;
 // commands take no time. Then the pools admit what now fits, which may

@@ -180,7 +180,7 @@ func (s *Sim) startEngines() bool {
 	if len(s.engs) == 0 {
 		return false
 	}
-	if len(s.cal) > 0 && s.cal[0].t <= s.now {
+	if s.nextOther() <= s.now { // but the event being handled (take)
 		return false
 	}
 	if s.err != nil {

@@ -118,6 +118,7 @@ type Sim struct {
 	now    float64 // simulated time of the event being handled
 	seq    uint64  // last sequence number given to an event or a cache entry: ties break by it
 	cal    []event // pending events, a binary heap ordered by evLess
+	taken  bool    // cal[0] is the event being handled, removed by the next push or dropTop (take)
 	events uint64  // events handled so far
 
 	// Sessions.
@@ -291,10 +292,17 @@ func (s *Sim) schedule(t float64, k evKind, id int32, epoch uint32, ss *session)
 }
 
 // push adds ev to the calendar (a binary heap ordered by evLess), after
-// the events already scheduled at its time.
+// the events already scheduled at its time. If the calendar's top is the
+// event being handled, taken but still in place (Sim.taken), ev replaces
+// it: a pop and a push in one sift-down, the same events after it.
 func (s *Sim) push(ev event) {
 	s.seq++
 	ev.seq = s.seq
+	if s.taken {
+		s.taken = false
+		s.siftDown(ev)
+		return
+	}
 	s.cal = append(s.cal, event{})
 	// sift up, moving the hole rather than swapping: the same places as
 	// swapping, one write a level
@@ -318,26 +326,33 @@ func evLess(a, b *event) bool {
 	return a.seq < b.seq
 }
 
+// pop removes and returns the calendar's first event.
 func (s *Sim) pop() event {
 	c := s.cal
 	top := c[0]
 	last := len(c) - 1
 	x := c[last]
 	c[last] = event{}
-	c = c[:last]
-	s.cal = c
-	if last == 0 {
-		return top
+	s.cal = c[:last]
+	if last > 0 {
+		s.siftDown(x)
 	}
-	// sift the last event down from the root, moving the hole
+	return top
+}
+
+// siftDown puts x in the place of the calendar's top (len(s.cal) > 0),
+// sifting it down, moving the hole.
+func (s *Sim) siftDown(x event) {
+	c := s.cal
+	n := len(c)
 	i := 0
 	for {
 		l := 2*i + 1
-		if l >= len(c) {
+		if l >= n {
 			break
 		}
 		m := l
-		if r := l + 1; r < len(c) && evLess(&c[r], &c[l]) {
+		if r := l + 1; r < n && evLess(&c[r], &c[l]) {
 			m = r
 		}
 		if !evLess(&c[m], &x) {
@@ -347,7 +362,28 @@ func (s *Sim) pop() event {
 		i = m
 	}
 	c[i] = x
-	return top
+}
+
+// take marks the calendar's top as the event being handled: the next push
+// replaces it (push), or dropTop removes it. Nothing reads the calendar while
+// it is taken but push, secondTime and nextOther (startEngines, quietRun).
+func (s *Sim) take() { s.taken = true }
+
+// dropTop removes the taken top if no push replaced it.
+func (s *Sim) dropTop() {
+	if s.taken {
+		s.taken = false
+		s.pop()
+	}
+}
+
+// nextOther is the time of the calendar's first event but a taken top,
+// +Inf if none.
+func (s *Sim) nextOther() float64 {
+	if s.taken {
+		return s.secondTime()
+	}
+	return s.NextTime()
 }
 
 // Step processes the next event and settles. It returns false when the
@@ -367,6 +403,7 @@ func (s *Sim) Step() bool {
 // RunError (deferred by Step and stepN).
 func (s *Sim) recoverInternal() {
 	if r := recover(); r != nil {
+		s.dropTop() // the calendar as the event's pop left it
 		cause, _ := r.(error)
 		s.err = &RunError{Pos: s.curPos(), Time: s.now, Session: -1, Msg: fmt.Sprintf("internal error: %v", r), Err: cause, Stack: debug.Stack()}
 	}
@@ -387,13 +424,15 @@ func (s *Sim) step() bool {
 	if s.cal[0].t > s.now {
 		s.endInstant()
 	}
-	ev := s.pop()
+	ev := s.cal[0]
+	s.take() // the first schedule of the handler or the settle replaces it
 	s.advance(ev.t)
 	s.events++
 	s.handle(ev)
 	if s.err == nil {
 		s.settle()
 	}
+	s.dropTop()
 	if s.err == nil {
 		s.checkProgress()
 	}

@@ -516,7 +516,7 @@ func (s *Sim) quietRun(n uint64, until float64) uint64 {
 	if t > s.now && !s.instantQuiet() {
 		s.endInstant()
 	}
-	s.pop()
+	s.take() // the run's last schedule replaces it
 	s.quietPools()
 	var done uint64
 	setCtx := true
@@ -533,7 +533,7 @@ func (s *Sim) quietRun(n uint64, until float64) uint64 {
 		q := &e.quiet
 		next := s.now + q.cost
 		grew := q.stale
-		more := done < n && s.err == nil && next <= s.opt.Horizon && next <= until && (len(s.cal) == 0 || next < s.cal[0].t)
+		more := done < n && s.err == nil && next <= s.opt.Horizon && next <= until && next < s.nextOther()
 		if more && grew {
 			// the growth marked its pool and made the template stale
 			more = s.quietClean() && s.quietReady(e)
