@@ -177,11 +177,11 @@ func BenchmarkGotoForward(b *testing.B) {
 	b.ReportMetric(float64(again)/1e6/float64(b.N), "jump-cpu-ms")
 }
 
-// BenchmarkSeekBackAfterTopSpeed is a `goto #N` to 10 and 50 % of the run
+// BenchmarkQuietSeekBack is a `goto #N` to 10 and 50 % of the run
 // after the whole run went at top speed (quiet batches, their checkpoints
 // quietSparse times the spacing apart): each op a different N, always
 // behind, most of them in parts no replay has filled in yet.
-func BenchmarkSeekBackAfterTopSpeed(b *testing.B) {
+func BenchmarkQuietSeekBack(b *testing.B) {
 	_, total := benchSeed(b)
 	for _, pct := range []uint64{10, 50} {
 		b.Run(fmt.Sprintf("%d%%", pct), func(b *testing.B) {

@@ -118,7 +118,7 @@ const batchBudget = 40 * time.Millisecond
 // fills in the rest of the part it replays (Timeline.RefillTraced), so a step
 // back where the run stopped costs the spacing again, and a seek or step
 // back into a part not filled in yet replays at most quietSparse spacings
-// once (BenchmarkSeekBackAfterTopSpeed: 0.13-0.17 s, mostly the log's
+// once (BenchmarkQuietSeekBack: 0.13-0.17 s, mostly the log's
 // rebuild where it lands).
 const (
 	quietBudget     = 3 // times the budget: fewer frames at top speed, each costing the run
