@@ -385,6 +385,8 @@ func (d *driver) do(r request) frameMsg {
 	}
 	if d.quiet = false; d.gapped && !quiet {
 		d.rebuild(r.view.iters)
+	} else if !quiet {
+		d.mendFront(r.view.iters)
 	}
 	d.brkSessions = nil
 	if c != nil {
@@ -696,18 +698,47 @@ func (d *driver) stepN(max uint64) bool {
 }
 
 // rebuild makes the log whole again after quiet batches: the last
-// logKeep events a run traced live would hold now. It replays the spans
-// between checkpoints backwards from now, each once, until it has them,
-// with a tracer that keeps their events (iters: whether engine iterations
-// are traced), and fills in the checkpoints missing in the spans it
-// replays (Timeline.RefillTraced).
-func (d *driver) rebuild(iters bool) {
+// logKeep events a run traced live would hold now (rebuildBefore).
+func (d *driver) rebuild(iters bool) { d.rebuildBefore(iters, d.sim().Events(), nil) }
+
+// mendFront makes the log whole again after a step or seek back cut its
+// newest events from a log whose window had dropped older ones: a run
+// traced live would hold those older events now. It keeps the log's lines
+// after its oldest event (whose lines the window may have cut) and
+// replays the events up to that one (rebuildBefore), so a step back costs
+// one span between checkpoints, not the whole log.
+func (d *driver) mendFront(iters bool) {
+	if d.log.kept >= logKeep || !d.log.cut {
+		return
+	}
+	v := d.log.view()
+	if v.len() == 0 {
+		d.rebuild(iters)
+		return
+	}
+	first := v.at(0).Event
+	keep := make([]interp.TraceEvent, 0, v.len())
+	for i := range v.len() {
+		if e := v.at(i); e.Event > first {
+			keep = append(keep, *e)
+		}
+	}
+	d.rebuildBefore(iters, first, keep)
+}
+
+// rebuildBefore sets the log to the last logKeep of the events a run
+// traced live holds up to event to, followed by keep (the traced events
+// after it). It replays the spans between checkpoints backwards from to,
+// each once, until it has them, with a tracer that keeps their events
+// (iters: whether engine iterations are traced), and fills in the
+// checkpoints missing in the spans it replays (Timeline.RefillTraced).
+func (d *driver) rebuildBefore(iters bool, to uint64, keep []interp.TraceEvent) {
 	d.gapped, d.tail = false, eventLog{}
 	now := d.sim().Events()
 	d.floor, d.floorSet = now, true
-	cps := d.tl.CheckpointsBefore(now)
+	cps := d.tl.CheckpointsBefore(to)
 	var spans [][]interp.TraceEvent // newest first
-	got, to := 0, now
+	got := len(keep)
 	for i := len(cps) - 1; i >= 0 && got < logKeep; i-- {
 		from := cps[i]
 		if from >= to {
@@ -719,7 +750,9 @@ func (d *driver) rebuild(iters bool) {
 		got += len(span)
 		to = from
 	}
-	var l eventLog
+	spans = append([][]interp.TraceEvent{keep}, spans...)
+	// Events before the oldest kept: those skipped, or spans not replayed.
+	l := eventLog{cut: got > logKeep || got == logKeep && to > 0}
 	skip := max(0, got-logKeep)
 	for k := len(spans) - 1; k >= 0; k-- {
 		for _, e := range spans[k] {

@@ -20,6 +20,9 @@ type eventLog struct {
 	chunks [][]interp.TraceEvent
 	kept   int    // events held: at most logKeep
 	total  uint64 // events ever added
+	// cut: the run traced events before the oldest held (the window
+	// dropped them, or a rebuild left them out).
+	cut bool
 }
 
 func (l *eventLog) add(e interp.TraceEvent) {
@@ -33,6 +36,7 @@ func (l *eventLog) add(e interp.TraceEvent) {
 	if l.kept++; l.kept > logKeep {
 		l.chunks[0] = l.chunks[0][1:]
 		l.kept--
+		l.cut = true
 		if len(l.chunks[0]) == 0 {
 			l.chunks[0] = nil
 			l.chunks = l.chunks[1:]

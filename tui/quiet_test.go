@@ -147,3 +147,32 @@ func TestTopSpeedThenPause(t *testing.T) {
 		}
 	}
 }
+
+// TestSeekBackMendsLog: a goto back from the end of a run that went at top
+// speed, after the log was made whole at the end, shows the log a live run
+// holds where it lands (the part the window had dropped is replayed), and
+// so does a step back from there: never an empty or shortened log.
+func TestSeekBackMendsLog(t *testing.T) {
+	noView := viewReq{why: noSession, follow: noSession}
+	d, err := newDriver(seed(t), interp.Options{Horizon: 2000, Seed: 1}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !d.sim().Done() {
+		d.do(request{kind: reqBatch, dt: 1e9, quiet: true, view: noView})
+	}
+	if f := d.do(request{kind: reqStep, n: 1, view: noView}); f.gapped || f.log.len() != logKeep {
+		t.Fatalf("at the end: log of %d events (gapped %v), want %d", f.log.len(), f.gapped, logKeep)
+	}
+	same := func(what string, got logView, n uint64) {
+		t.Helper()
+		want := logEvents(liveDriver(t, n).log.view())
+		if g := logEvents(got); len(g) != len(want) || !reflect.DeepEqual(g, want) {
+			t.Fatalf("%s (#%d): the log holds %d events, a live run's %d, or others", what, n, len(g), len(want))
+		}
+	}
+	f := d.do(request{kind: reqSeekEvent, n: 400_000, view: noView})
+	same("goto #400000", f.log, 400_000)
+	f = d.do(request{kind: reqBack, n: 1, view: noView})
+	same("a step back", f.log, 399_999)
+}
