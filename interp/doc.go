@@ -110,8 +110,11 @@
 // is read again with the batch's new memory. An engine qualifies when its
 // schedule is `advance`/`admit` statements without keys or `only` and its
 // budget, chunk, cost and gates read only constants, registers and the
-// context an attempt sets; a program with claims, a tracer or
-// [Options].NoFastPath takes none.
+// context an attempt sets; a program with claims, a tracer of engine
+// iterations ([Sim.TraceIterations]) or [Options].NoFastPath takes none.
+// A tracer of the rest sees nothing of a quiet iteration (no session
+// joins, finishes, is admitted or released in one), so quiet iterations
+// run under it (TestFastPathTrace), and the TUI's replays go as fast.
 //
 // [Sim.Step] takes one quiet iteration as one event (the TUI's event
 // numbers, breakpoints and checkpoints do not move). [Sim.StepN],
