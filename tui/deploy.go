@@ -17,11 +17,9 @@ import (
 // batch, the flows on a NIC and the share of φ they use). The root scrolls
 // it like any pane and cuts lines wider than the pane with an ellipsis.
 type deployPane struct {
-	st      *Styles
+	paneBase
 	prog    *model.Program
 	leasing map[int]bool // pools some hold leases
-	w, h    int
-	frame   *frameMsg
 
 	// The budgets of the live lines at width budgetW, and the lines drawn
 	// for frame at width linesW.
@@ -34,16 +32,14 @@ type deployPane struct {
 }
 
 func newDeployPane(st *Styles, p *model.Program) *deployPane {
-	dp := &deployPane{st: st, prog: p, leasing: map[int]bool{}, budgetW: -1, linesW: -1}
+	dp := &deployPane{paneBase: paneBase{st: st}, prog: p, leasing: map[int]bool{}, budgetW: -1, linesW: -1}
 	for _, i := range leasingPools(p) {
 		dp.leasing[i] = true
 	}
 	return dp
 }
 
-func (p *deployPane) title() string        { return "Deployment" }
-func (p *deployPane) setSize(w, h int)     { p.w, p.h = w, h }
-func (p *deployPane) setFrame(f *frameMsg) { p.frame = f }
+func (p *deployPane) title() string { return "Deployment" }
 
 // lines draws the figure, once per frame and width. Before the first
 // frame it is the static figure.

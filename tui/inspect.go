@@ -12,13 +12,11 @@ import (
 // whyPane explains what a session waits for, following the chain to its
 // end (interp's Why), in the program's own names.
 type whyPane struct {
-	st     *Styles
-	w, h   int
+	paneBase
 	serial uint64
-	frame  *frameMsg
 }
 
-func newWhyPane(st *Styles) *whyPane { return &whyPane{st: st, serial: noSession} }
+func newWhyPane(st *Styles) *whyPane { return &whyPane{paneBase: paneBase{st: st}, serial: noSession} }
 
 func (p *whyPane) title() string {
 	if p.serial == noSession {
@@ -26,8 +24,6 @@ func (p *whyPane) title() string {
 	}
 	return fmt.Sprintf("Why · s%d", p.serial)
 }
-func (p *whyPane) setSize(w, h int)     { p.w, p.h = w, h }
-func (p *whyPane) setFrame(f *frameMsg) { p.frame = f }
 
 func (p *whyPane) lines() []string {
 	st := p.st
@@ -54,13 +50,13 @@ func (p *whyPane) lines() []string {
 // sessionPane follows one session: its story from the traced events (in
 // the log's history) and where it is in the program now.
 type sessionPane struct {
-	st     *Styles
-	w, h   int
+	paneBase
 	serial uint64
-	frame  *frameMsg
 }
 
-func newSessionPane(st *Styles) *sessionPane { return &sessionPane{st: st, serial: noSession} }
+func newSessionPane(st *Styles) *sessionPane {
+	return &sessionPane{paneBase: paneBase{st: st}, serial: noSession}
+}
 
 func (p *sessionPane) title() string {
 	if p.serial == noSession {
@@ -68,8 +64,6 @@ func (p *sessionPane) title() string {
 	}
 	return fmt.Sprintf("Session s%d · followed", p.serial)
 }
-func (p *sessionPane) setSize(w, h int)     { p.w, p.h = w, h }
-func (p *sessionPane) setFrame(f *frameMsg) { p.frame = f }
 
 func (p *sessionPane) lines() []string {
 	st := p.st

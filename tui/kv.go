@@ -12,17 +12,11 @@ import (
 // queued requests, requests parked (holding blocks without a running
 // slot), running requests and preemptions so far. Three lines a pool when
 // they fit, else one.
-type kvPane struct {
-	st    *Styles
-	w, h  int
-	frame *frameMsg
-}
+type kvPane struct{ paneBase }
 
-func newKVPane(st *Styles) *kvPane { return &kvPane{st: st} }
+func newKVPane(st *Styles) *kvPane { return &kvPane{paneBase{st: st}} }
 
-func (p *kvPane) title() string        { return "Engine KV" }
-func (p *kvPane) setSize(w, h int)     { p.w, p.h = w, h }
-func (p *kvPane) setFrame(f *frameMsg) { p.frame = f }
+func (p *kvPane) title() string { return "Engine KV" }
 
 func (p *kvPane) pools() []*interp.PoolSnap {
 	if p.frame == nil {

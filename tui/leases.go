@@ -14,11 +14,9 @@ import (
 // which names the decoder that will take the lease. A lease older than the
 // stale threshold is flagged with a word and a glyph.
 type leasesPane struct {
-	st     *Styles
+	paneBase
 	pools  []int   // pool indexes that some hold leases, from the IR
 	stale  float64 // seconds
-	w, h   int
-	frame  *frameMsg
 	static map[int]bool
 	sel    uint64 // the selected lease's session, noSession for none
 	follow uint64 // the followed session, marked
@@ -27,7 +25,7 @@ type leasesPane struct {
 }
 
 func newLeasesPane(st *Styles, p *model.Program, stale float64) *leasesPane {
-	lp := &leasesPane{st: st, pools: leasingPools(p), stale: stale, static: map[int]bool{}, sel: noSession, follow: noSession}
+	lp := &leasesPane{paneBase: paneBase{st: st}, pools: leasingPools(p), stale: stale, static: map[int]bool{}, sel: noSession, follow: noSession}
 	for _, i := range lp.pools {
 		lp.static[i] = true
 	}
@@ -57,9 +55,7 @@ func leasingPools(p *model.Program) []int {
 	return out
 }
 
-func (p *leasesPane) title() string        { return "Leases · stale > " + fmtSpan(p.stale) }
-func (p *leasesPane) setSize(w, h int)     { p.w, p.h = w, h }
-func (p *leasesPane) setFrame(f *frameMsg) { p.frame = f }
+func (p *leasesPane) title() string { return "Leases · stale > " + fmtSpan(p.stale) }
 func (p *leasesPane) shown() []*interp.PoolSnap {
 	if p.frame == nil {
 		return nil

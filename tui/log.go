@@ -15,15 +15,13 @@ import (
 // pool or stage label contains the text; the followed session's events are
 // marked.
 type logPane struct {
-	st     *Styles
-	w, h   int
-	frame  *frameMsg
+	paneBase
 	filter string
 	follow uint64
 	match  []int // with a filter: the indexes of the matching events
 }
 
-func newLogPane(st *Styles) *logPane { return &logPane{st: st, follow: noSession} }
+func newLogPane(st *Styles) *logPane { return &logPane{paneBase: paneBase{st: st}, follow: noSession} }
 
 func (p *logPane) title() string {
 	if p.filter != "" {
@@ -31,7 +29,6 @@ func (p *logPane) title() string {
 	}
 	return "Event log"
 }
-func (p *logPane) setSize(w, h int) { p.w, p.h = w, h }
 func (p *logPane) setFrame(f *frameMsg) {
 	p.frame = f
 	p.refilter()

@@ -12,17 +12,13 @@ import (
 // transfer's flows cross): its capacity φ, the share in use, and each
 // active flow with its rate and both ends named.
 type nicPane struct {
-	st     *Styles
-	w, h   int
-	frame  *frameMsg
+	paneBase
 	follow uint64 // the followed session's flows are marked
 }
 
-func newNICPane(st *Styles) *nicPane { return &nicPane{st: st} }
+func newNICPane(st *Styles) *nicPane { return &nicPane{paneBase: paneBase{st: st}} }
 
-func (p *nicPane) title() string        { return "NIC flows" }
-func (p *nicPane) setSize(w, h int)     { p.w, p.h = w, h }
-func (p *nicPane) setFrame(f *frameMsg) { p.frame = f }
+func (p *nicPane) title() string { return "NIC flows" }
 
 func (p *nicPane) stages() []*interp.StageSnap {
 	if p.frame == nil {

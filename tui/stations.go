@@ -10,17 +10,11 @@ import (
 // stationsPane takes the Leases pane's place in a program where no pool
 // leases (a queueing network: mg1.sq, tandem.sq, ps.sq): each stage's
 // jobs waiting, in service and the capacity in use now.
-type stationsPane struct {
-	st    *Styles
-	w, h  int
-	frame *frameMsg
-}
+type stationsPane struct{ paneBase }
 
-func newStationsPane(st *Styles) *stationsPane { return &stationsPane{st: st} }
+func newStationsPane(st *Styles) *stationsPane { return &stationsPane{paneBase{st: st}} }
 
-func (p *stationsPane) title() string        { return "Stations" }
-func (p *stationsPane) setSize(w, h int)     { p.w, p.h = w, h }
-func (p *stationsPane) setFrame(f *frameMsg) { p.frame = f }
+func (p *stationsPane) title() string { return "Stations" }
 
 func (p *stationsPane) lines() []string {
 	if p.frame == nil {
@@ -63,19 +57,15 @@ func (p *stationsPane) lines() []string {
 // engine memory pool: each observe's count, running mean and last value
 // (after the warm-up).
 type observesPane struct {
-	st     *Styles
-	w, h   int
-	frame  *frameMsg
+	paneBase
 	warmup float64
 }
 
 func newObservesPane(st *Styles, warmup float64) *observesPane {
-	return &observesPane{st: st, warmup: warmup}
+	return &observesPane{paneBase: paneBase{st: st}, warmup: warmup}
 }
 
-func (p *observesPane) title() string        { return "Observes" }
-func (p *observesPane) setSize(w, h int)     { p.w, p.h = w, h }
-func (p *observesPane) setFrame(f *frameMsg) { p.frame = f }
+func (p *observesPane) title() string { return "Observes" }
 
 func (p *observesPane) lines() []string {
 	if p.frame == nil {

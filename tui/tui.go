@@ -137,6 +137,17 @@ type pane interface {
 	lines() []string
 }
 
+// paneBase is what most panes hold the same way: the styles, the size
+// the box gives them, and the last frame.
+type paneBase struct {
+	st    *Styles
+	w, h  int
+	frame *frameMsg
+}
+
+func (p *paneBase) setSize(w, h int)     { p.w, p.h = w, h }
+func (p *paneBase) setFrame(f *frameMsg) { p.frame = f }
+
 // Limits of the pace controls.
 const (
 	minSlice = 1e-6
