@@ -265,16 +265,25 @@ func serialArg(line string, args []word, cmd string) (uint64, *cmdError) {
 	return n, nil
 }
 
+// firstLangError is err's first positioned lang error (the first of an
+// ErrorList), nil when it has none.
+func firstLangError(err error) *lang.Error {
+	var list lang.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		return list[0]
+	}
+	var le *lang.Error
+	if errors.As(err, &le) {
+		return le
+	}
+	return nil
+}
+
 // langErr places a lang error of an expression that starts at byte at of
 // line.
 func langErr(line string, at int, err error) *cmdError {
-	var le *lang.Error
-	var list lang.ErrorList
-	switch {
-	case errors.As(err, &list) && len(list) > 0:
-		le = list[0]
-	case errors.As(err, &le):
-	default:
+	le := firstLangError(err)
+	if le == nil {
 		return errAt(line, at, "%v", err)
 	}
 	c := at

@@ -380,13 +380,8 @@ func (tp *tourParser) moment(s *Stop, key string, n ast.Node) error {
 
 // exprErr places a lang error of the condition src, written at node n.
 func (tp *tourParser) exprErr(n ast.Node, src string, err error) error {
-	var le *lang.Error
-	var list lang.ErrorList
-	switch {
-	case errors.As(err, &list) && len(list) > 0:
-		le = list[0]
-	case errors.As(err, &le):
-	default:
+	le := firstLangError(err)
+	if le == nil {
 		return tp.errAt(n.GetToken(), "", "%v", err)
 	}
 	tk := n.GetToken()
