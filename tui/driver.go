@@ -699,7 +699,7 @@ func (d *driver) stepN(max uint64) bool {
 
 // rebuild makes the log whole again after quiet batches: the last
 // logKeep events a run traced live would hold now (rebuildBefore).
-func (d *driver) rebuild(iters bool) { d.rebuildBefore(iters, d.sim().Events(), nil) }
+func (d *driver) rebuild(iters bool) { d.rebuildBefore(iters, d.sim().Events(), logView{}, 0) }
 
 // mendFront makes the log whole again after a step or seek back cut its
 // newest events from a log whose window had dropped older ones: a run
@@ -716,29 +716,26 @@ func (d *driver) mendFront(iters bool) {
 		d.rebuild(iters)
 		return
 	}
-	first := v.at(0).Event
-	keep := make([]interp.TraceEvent, 0, v.len())
-	for i := range v.len() {
-		if e := v.at(i); e.Event > first {
-			keep = append(keep, *e)
-		}
+	first, k := v.at(0).Event, 0
+	for k < v.len() && v.at(k).Event == first {
+		k++
 	}
-	d.rebuildBefore(iters, first, keep)
+	d.rebuildBefore(iters, first, v, k)
 }
 
 // rebuildBefore sets the log to the last logKeep of the events a run
-// traced live holds up to event to, followed by keep (the traced events
-// after it). It replays the spans between checkpoints backwards from to,
+// traced live holds up to event to, followed by keep's events from the
+// k-th on (the traced events after it). It replays the spans between checkpoints backwards from to,
 // each once, until it has them, with a tracer that keeps their events
 // (iters: whether engine iterations are traced), and fills in the
 // checkpoints missing in the spans it replays (Timeline.RefillTraced).
-func (d *driver) rebuildBefore(iters bool, to uint64, keep []interp.TraceEvent) {
+func (d *driver) rebuildBefore(iters bool, to uint64, keep logView, k int) {
 	d.gapped, d.tail = false, eventLog{}
 	now := d.sim().Events()
 	d.floor, d.floorSet = now, true
 	cps := d.tl.CheckpointsBefore(to)
 	var spans [][]interp.TraceEvent // newest first
-	got := len(keep)
+	got := keep.len() - k
 	for i := len(cps) - 1; i >= 0 && got < logKeep; i-- {
 		from := cps[i]
 		if from >= to {
@@ -750,18 +747,20 @@ func (d *driver) rebuildBefore(iters bool, to uint64, keep []interp.TraceEvent) 
 		got += len(span)
 		to = from
 	}
-	spans = append([][]interp.TraceEvent{keep}, spans...)
 	// Events before the oldest kept: those skipped, or spans not replayed.
 	l := eventLog{cut: got > logKeep || got == logKeep && to > 0}
 	skip := max(0, got-logKeep)
-	for k := len(spans) - 1; k >= 0; k-- {
-		for _, e := range spans[k] {
+	for j := len(spans) - 1; j >= 0; j-- {
+		for _, e := range spans[j] {
 			if skip > 0 {
 				skip--
 				continue
 			}
 			l.add(e)
 		}
+	}
+	for ; k < keep.len(); k++ {
+		l.add(*keep.at(k))
 	}
 	if l.kept > 0 && now > to {
 		d.perEvent = float64(got) / float64(now-to)

@@ -103,7 +103,7 @@ func TestJumpKeepsPoolTrends(t *testing.T) {
 	gp.setFrame(&f)
 	after := leased.hist.columns(w, 1500, 1500)
 	for i := range before {
-		if math.IsNaN(after[i]) || math.Abs(after[i]-before[i]) > 1e-9*math.Max(1, before[i]) {
+		if math.IsNaN(after[i]) || after[i] != before[i] {
 			t.Fatalf("column %d of %s after the jump is %v, before the step back %v", i, leased.name, after[i], before[i])
 		}
 	}
