@@ -11,8 +11,6 @@ import (
 
 	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
-	"github.com/serq/serq/lang"
-	"github.com/serq/serq/lib"
 )
 
 // TestTraceOrdered replays a two-session trace in order: session i takes
@@ -34,14 +32,7 @@ func TestTraceOrdered(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "t.csv"), []byte(csv), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "t.sq")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prog, err := lang.Load(path, lang.Options{Lib: lib.FS})
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog := loadInline(t, filepath.Join(dir, "t.sq"), src)
 	rep, err := interp.Run(context.Background(), prog, interp.Options{Horizon: 100, Seed: 1, OpenTrace: safeio.OpenReader})
 	if err != nil {
 		t.Fatal(err)
@@ -67,16 +58,9 @@ func TestTraceErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "t.csv"), []byte("session,turn,new,out,think\na,1,x,1,1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "t.sq")
 	src := "fn main() { stage svc : fifo; workload { arrive batch(1); trace \"t.csv\"; } server { run svc (cost(svc, new)); } }\n"
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prog, err := lang.Load(path, lang.Options{Lib: lib.FS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = interp.New(prog, interp.Options{Horizon: 10, Seed: 1, OpenTrace: safeio.OpenReader})
+	prog := loadInline(t, filepath.Join(dir, "t.sq"), src)
+	_, err := interp.New(prog, interp.Options{Horizon: 10, Seed: 1, OpenTrace: safeio.OpenReader})
 	want := filepath.Join(dir, "t.csv") + `:2:3: "x" is not a number`
 	if err == nil || err.Error() != want {
 		t.Errorf("New error = %v, want %s", err, want)
@@ -88,16 +72,9 @@ func TestTraceErrors(t *testing.T) {
 // opener the interpreter reads no file.
 func TestTraceErrorCause(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "t.sq")
 	src := "fn main() { stage svc : fifo; workload { arrive batch(1); trace \"missing.csv\"; } server { run svc (cost(svc, new)); } }\n"
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prog, err := lang.Load(path, lang.Options{Lib: lib.FS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = interp.New(prog, interp.Options{Horizon: 10, Seed: 1, OpenTrace: safeio.OpenReader})
+	prog := loadInline(t, filepath.Join(dir, "t.sq"), src)
+	_, err := interp.New(prog, interp.Options{Horizon: 10, Seed: 1, OpenTrace: safeio.OpenReader})
 	var te *interp.TraceError
 	if !errors.As(err, &te) || !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("New error = %#v, want a TraceError wrapping fs.ErrNotExist", err)
