@@ -443,10 +443,8 @@ func (c *irCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if c.Arrivals != nil {
-		if s.arrivals, err = parseCount(*c.Arrivals); err != nil || s.arrivals == 0 {
-			return usagef("invalid value `%s` for --arrivals; expected a positive integer", *c.Arrivals)
-		}
+	if s.arrivals, err = arrivalsFlag(c.Arrivals); err != nil {
+		return err
 	}
 	prog, err := c.load(e)
 	if err != nil {
@@ -530,10 +528,8 @@ func (c *runCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if c.Arrivals != nil {
-		if s.arrivals, err = parseCount(*c.Arrivals); err != nil || s.arrivals == 0 {
-			return usagef("invalid value `%s` for --arrivals; expected a positive integer", *c.Arrivals)
-		}
+	if s.arrivals, err = arrivalsFlag(c.Arrivals); err != nil {
+		return err
 	}
 	prog, err := c.load(e)
 	if err != nil {
@@ -673,10 +669,8 @@ func (c *tuiCmd) Run(e *env) error {
 	}
 	opts := tui.Options{Horizon: horizon, Warmup: s.warmup, Seed: s.seed, Version: version, Title: filepath.Base(c.File),
 		Breaks: c.Break}
-	if c.Arrivals != nil {
-		if opts.Arrivals, err = parseCount(*c.Arrivals); err != nil || opts.Arrivals == 0 {
-			return usagef("invalid value `%s` for --arrivals; expected a positive integer", *c.Arrivals)
-		}
+	if opts.Arrivals, err = arrivalsFlag(c.Arrivals); err != nil {
+		return err
 	}
 	if c.Tour != nil {
 		t, err := tui.LoadTour(*c.Tour, prog, horizon)
@@ -848,6 +842,19 @@ func timeValue(flag, v string, positive bool) (float64, error) {
 // parseCount parses an unsigned 64-bit integer, a leading '+' allowed.
 func parseCount(v string) (uint64, error) {
 	return strconv.ParseUint(strings.TrimPrefix(v, "+"), 10, 64)
+}
+
+// arrivalsFlag is the value of an --arrivals flag: 0 when it is not given,
+// a usage error unless it is a positive integer.
+func arrivalsFlag(v *string) (uint64, error) {
+	if v == nil {
+		return 0, nil
+	}
+	n, err := parseCount(*v)
+	if err != nil || n == 0 {
+		return 0, usagef("invalid value `%s` for --arrivals; expected a positive integer", *v)
+	}
+	return n, nil
 }
 
 // load validates the overrides and the program arguments, then loads FILE:
