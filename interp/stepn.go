@@ -590,14 +590,21 @@ func (s *Sim) stepN(n uint64, until float64) uint64 {
 func (tl *Timeline) StepN(n uint64) uint64 { return tl.stepN(n, math.Inf(1)) }
 
 // stepN is StepN stopping before an event after until (Sim.stepN).
-func (tl *Timeline) stepN(n uint64, until float64) uint64 {
+func (tl *Timeline) stepN(n uint64, until float64) uint64 { return tl.stepNEvery(n, 1, until) }
+
+// stepNEvery is stepN taking checkpoints only at multiples of k times the
+// spacing (k ≥ 1; StepNEvery).
+func (tl *Timeline) stepNEvery(n, k uint64, until float64) uint64 {
 	start := tl.sim.events
 	for tl.sim.events-start < n {
 		// Run up to the next checkpoint due, then take it.
-		next := (tl.sim.events/tl.every + 1) * tl.every
+		every := tl.every * max(k, 1)
+		next := (tl.sim.events/every + 1) * every
 		want := min(n-(tl.sim.events-start), next-tl.sim.events)
 		got := tl.sim.stepN(want, until)
-		tl.checkpointIfDue()
+		if tl.sim.events%every == 0 {
+			tl.checkpointIfDue()
+		}
 		if got < want {
 			break
 		}

@@ -18,22 +18,7 @@ func (tl *Timeline) Every() uint64 { return tl.every }
 
 // StepNEvery is StepN taking checkpoints only at multiples of k times the
 // spacing (k ≥ 1).
-func (tl *Timeline) StepNEvery(n, k uint64) uint64 {
-	start := tl.sim.events
-	for tl.sim.events-start < n {
-		every := tl.every * max(k, 1)
-		next := (tl.sim.events/every + 1) * every
-		want := min(n-(tl.sim.events-start), next-tl.sim.events)
-		got := tl.sim.StepN(want)
-		if tl.sim.events%every == 0 {
-			tl.checkpointIfDue()
-		}
-		if got < want {
-			break
-		}
-	}
-	return tl.sim.events - start
-}
+func (tl *Timeline) StepNEvery(n, k uint64) uint64 { return tl.stepNEvery(n, k, math.Inf(1)) }
 
 // RefillTraced replays the events from the checkpoint at or before
 // event from up to event to, for a driver that wants their trace: with
