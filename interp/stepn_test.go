@@ -69,20 +69,31 @@ func quietShare(t *testing.T, p *model.Program, opt Options) (quiet, runs, event
 // those that grow one resident's blocks included (the rest: arrivals,
 // transfers, iterations that admit or finish a request), taken in runs of
 // about eight off the calendar; at 8/8, 96 % in runs of about two (more
-// engines interleave). The shares are pinned within a point, the runs'
-// lengths within 10 %.
+// engines interleave). The run is deterministic, so the counts are exact:
+// the events are the reference path's (Options.NoFastPath), and the quiet
+// ones and their runs are pinned as a golden is, so that a change in what
+// the fast path covers is seen and explained.
 func TestQuietTaken(t *testing.T) {
 	for _, c := range []struct {
-		n             int
-		share, perRun float64
-	}{{2, 0.97, 7.85}, {8, 0.96, 2.18}} {
+		n           int
+		quiet, runs uint64
+	}{{2, 88471, 11264}, {8, 322996, 148447}} {
 		p := loadSeedText(t, seedPath, "let NP = 2;", fmt.Sprintf("let NP = %d;", c.n), "let ND = 2;", fmt.Sprintf("let ND = %d;", c.n),
 			`args.number("Lambda", 0.6)`, fmt.Sprintf(`args.number("Lambda", %g)`, 0.3*float64(c.n)))
-		quiet, runs, events := quietShare(t, p, Options{Horizon: 100, Warmup: 10, Seed: 1, Lean: true})
-		share, perRun := float64(quiet)/float64(events), float64(quiet)/float64(runs)
-		t.Logf("%dx%d: %d of %d events quiet (%.3f), in %d runs (%.2f a run)", c.n, c.n, quiet, events, share, runs, perRun)
-		if share < c.share-0.01 || share > c.share+0.01 || perRun < c.perRun*0.9 || perRun > c.perRun*1.1 {
-			t.Errorf("%dx%d: %.3f of the events quiet in runs of %.2f, want %.2f in runs of %.1f", c.n, c.n, share, perRun, c.share, c.perRun)
+		opt := Options{Horizon: 100, Warmup: 10, Seed: 1, Lean: true}
+		quiet, runs, events := quietShare(t, p, opt)
+		opt.NoFastPath = true
+		ref, err := New(p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ref.Step() {
+		}
+		t.Logf("%dx%d: %d of %d events quiet (%.3f), in %d runs (%.2f a run)", c.n, c.n, quiet, events,
+			float64(quiet)/float64(events), runs, float64(quiet)/float64(runs))
+		if events != ref.Events() || quiet != c.quiet || runs != c.runs {
+			t.Errorf("%dx%d: %d quiet events in %d runs of %d events; want %d in %d runs of the reference path's %d",
+				c.n, c.n, quiet, runs, events, c.quiet, c.runs, ref.Events())
 		}
 	}
 }
