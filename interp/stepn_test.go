@@ -44,12 +44,16 @@ func loadSeedText(t testing.TB, path string, repl ...string) *model.Program {
 
 // quietShare runs p to the end taking every quiet run it can (as StepN
 // does with an unbounded budget) and returns the events taken quietly,
-// the runs they came in and all events.
-func quietShare(t *testing.T, p *model.Program, opt Options) (quiet, runs, events uint64) {
+// the runs they came in and all events; set, if not nil, sets the run up
+// first.
+func quietShare(t *testing.T, p *model.Program, opt Options, set func(*Sim)) (quiet, runs, events uint64) {
 	t.Helper()
 	s, err := New(p, opt)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if set != nil {
+		set(s)
 	}
 	for !s.Done() {
 		if k := s.quietRun(1<<62, math.Inf(1)); k > 0 {
@@ -81,7 +85,7 @@ func TestQuietTaken(t *testing.T) {
 		p := loadSeedText(t, seedPath, "let NP = 2;", fmt.Sprintf("let NP = %d;", c.n), "let ND = 2;", fmt.Sprintf("let ND = %d;", c.n),
 			`args.number("Lambda", 0.6)`, fmt.Sprintf(`args.number("Lambda", %g)`, 0.3*float64(c.n)))
 		opt := Options{Horizon: 100, Warmup: 10, Seed: 1, Lean: true}
-		quiet, runs, events := quietShare(t, p, opt)
+		quiet, runs, events := quietShare(t, p, opt, nil)
 		opt.NoFastPath = true
 		ref, err := New(p, opt)
 		if err != nil {
@@ -126,20 +130,15 @@ func TestQuietOff(t *testing.T) {
 }
 
 // TestQuietTraced: a tracer that does not ask for engine iterations
-// leaves the quiet iterations on (the TUI's log rebuilds replay with one).
+// leaves the quiet iterations on (the TUI's log rebuilds replay with one):
+// the same events are quiet, in the same runs, as without a tracer.
 func TestQuietTraced(t *testing.T) {
-	s, err := New(loadSeedText(t, seedPath), Options{Horizon: 20, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetTracer(func(TraceEvent) {})
-	var quiet uint64
-	for !s.Done() {
-		quiet += s.quietRun(1<<62, math.Inf(1))
-		s.Step()
-	}
-	if quiet*2 < s.Events() {
-		t.Errorf("%d of %d events quiet with a tracer, want most", quiet, s.Events())
+	p := loadSeedText(t, seedPath)
+	opt := Options{Horizon: 20, Seed: 1}
+	want, wantRuns, _ := quietShare(t, p, opt, nil)
+	quiet, runs, _ := quietShare(t, p, opt, func(s *Sim) { s.SetTracer(func(TraceEvent) {}) })
+	if want == 0 || quiet != want || runs != wantRuns {
+		t.Errorf("with a tracer %d events quiet in %d runs, without %d in %d", quiet, runs, want, wantRuns)
 	}
 }
 
