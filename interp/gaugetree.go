@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/serq/serq/model"
 )
@@ -24,6 +25,15 @@ import (
 // function of its children's values), so a change that does not reach the
 // root — a member that is not the max, holders unchanged by a growth —
 // stops where it vanishes.
+//
+// A sum is a left fold, ((t0 + t1) + t2) + …, and floating-point addition
+// is not associative, so it cannot be rebalanced as a max is: a changed
+// term k changes the partial sums from k to the end. Its partial sums are
+// numbered one after another, after all its terms (a chain), and a reading
+// that meets a stale partial sum runs along the chain in one loop, the
+// running sum in a register, as far as a partial sum changes or a later
+// term did; where a partial sum comes out bit for bit as before and the
+// next term is unchanged, the rest of the chain is as it was.
 
 type gaugeTree struct {
 	nodes []gaugeNode // children before parents; the root last
@@ -37,6 +47,7 @@ type gaugeNode struct {
 	pool   int32       // a leaf reading a pool: its index; else -1
 	parent int32       // -1 at the root
 	a, b   int32       // a binary node's children
+	end    int32       // a chain's partial sum: the chain's last node
 	shadow *model.Expr // inner: the node over its children's values; leaf: the expression
 }
 
@@ -53,6 +64,7 @@ const (
 	gaugeDiv
 	gaugeMax
 	gaugeMin
+	gaugeChain // a partial sum of a chain: a + b, the next partial sum at index+1 up to end
 )
 
 // leafRef is a leaf of a gauge's tree.
@@ -80,6 +92,9 @@ func (s *Sim) buildGaugeTree(g int, e *model.Expr) {
 			}
 			t.nodes = append(t.nodes, gaugeNode{op: op, shadow: e, parent: -1, pool: pool})
 			return n
+		}
+		if terms := sumTerms(e); len(terms) > 2 {
+			return s.gaugeChain(t, terms, add)
 		}
 		if e.Op == model.EFunc && (e.Fn == model.FMax || e.Fn == model.FMin) {
 			// a nest of max (or min) is one max of its operands, kept
@@ -117,6 +132,43 @@ func (s *Sim) buildGaugeTree(g int, e *model.Expr) {
 	t.root = int32(len(t.nodes) - 1)
 	t.stale = newBitset(len(t.nodes))
 	t.stale.fill(len(t.nodes))
+}
+
+// sumTerms lists the terms of a left-deep chain of additions, t0 + t1 +
+// … + tn as the parser builds it (((t0 + t1) + t2) + …): nil when e is
+// no addition.
+func sumTerms(e *model.Expr) []*model.Expr {
+	if e.Op != model.EAdd || len(e.Args) != 2 {
+		return nil
+	}
+	var terms []*model.Expr
+	for e.Op == model.EAdd && len(e.Args) == 2 {
+		terms = append(terms, e.Args[1])
+		e = e.Args[0]
+	}
+	terms = append(terms, e)
+	slices.Reverse(terms)
+	return terms
+}
+
+// gaugeChain adds the sum of terms as a chain: the terms' subtrees first,
+// then the partial sums one after another, each the previous one plus the
+// next term (the first: the first two terms). The last partial sum is the
+// sum's node.
+func (s *Sim) gaugeChain(t *gaugeTree, terms []*model.Expr, add func(*model.Expr) int32) int32 {
+	kids := make([]int32, len(terms))
+	for k, x := range terms {
+		kids[k] = add(x)
+	}
+	first := int32(len(t.nodes))
+	end := first + int32(len(terms)) - 2
+	prev := kids[0]
+	for k := 1; k < len(terms); k++ {
+		n := s.gaugeInner(t, &model.Expr{Op: model.EAdd}, []int32{prev, kids[k]})
+		t.nodes[n].op, t.nodes[n].end = gaugeChain, end
+		prev = n
+	}
+	return prev
 }
 
 // gaugeInner adds the node of e over the children kids.
@@ -190,6 +242,9 @@ func (s *Sim) readGauge(g int) float64 {
 				x = math.Max(v[nd.a], v[nd.b])
 			case gaugeMin:
 				x = math.Min(v[nd.a], v[nd.b])
+			case gaugeChain:
+				s.readChain(t, i)
+				continue
 			default:
 				x = s.evalWith(nd.shadow, t.vals, s.machineStream)
 			}
@@ -202,4 +257,32 @@ func (s *Sim) readGauge(g int) float64 {
 		}
 	}
 	return v[t.root]
+}
+
+// readChain evaluates the stale partial sum i of a chain and the ones
+// after it as far as a value changed or a term did (the term's node
+// marked its partial sum stale), clearing their marks, and marks the
+// chain's parent when the last partial sum changed.
+func (s *Sim) readChain(t *gaugeTree, i int) {
+	v := t.vals.attrs
+	nodes := t.nodes
+	end := int(nodes[i].end)
+	acc := v[nodes[i].a]
+	for j := i; ; {
+		x := acc + v[nodes[j].b]
+		same := math.Float64bits(x) == math.Float64bits(v[j])
+		v[j] = x
+		acc = x
+		if j == end {
+			if !same && nodes[j].parent >= 0 {
+				t.stale.set(int(nodes[j].parent))
+			}
+			return
+		}
+		j++
+		if same && !t.stale.has(j) {
+			return
+		}
+		t.stale.clear(j)
+	}
 }
