@@ -25,6 +25,16 @@ func (b bitset) set(i int)      { b[i>>6] |= 1 << (uint(i) & 63) }
 func (b bitset) clear(i int)    { b[i>>6] &^= 1 << (uint(i) & 63) }
 func (b bitset) has(i int) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
 
+// clearRange clears the bits lo to hi-1.
+func (b bitset) clearRange(lo, hi int) {
+	for lo < hi {
+		w := lo >> 6
+		n := min(hi-lo, 64-lo&63) // bits of word w in the range
+		b[w] &^= (^uint64(0) >> (64 - n)) << (uint(lo) & 63)
+		lo += n
+	}
+}
+
 // next is the least member >= i, -1 if none.
 func (b bitset) next(i int) int {
 	w := i >> 6

@@ -41,3 +41,20 @@ func TestBitset(t *testing.T) {
 		t.Errorf("fill(70) has %d members, has(70) %v", n, b.has(70))
 	}
 }
+
+// TestBitsetClearRange: clearRange clears exactly the bits lo..hi-1, within
+// a word, across words and at the edges, against clearing them one by one.
+func TestBitsetClearRange(t *testing.T) {
+	for _, r := range [][2]int{{0, 0}, {0, 1}, {3, 9}, {0, 64}, {63, 65}, {10, 130}, {64, 128}, {127, 200}, {0, 200}} {
+		got, want := newBitset(200), newBitset(200)
+		got.fill(200)
+		want.fill(200)
+		got.clearRange(r[0], r[1])
+		for i := r[0]; i < r[1]; i++ {
+			want.clear(i)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("clearRange(%d, %d): %x, want %x", r[0], r[1], got, want)
+		}
+	}
+}

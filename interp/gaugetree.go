@@ -268,7 +268,8 @@ func (s *Sim) readChain(t *gaugeTree, i int) {
 	nodes := t.nodes
 	end := int(nodes[i].end)
 	acc := v[nodes[i].a]
-	for j := i; ; {
+	j := i
+	for {
 		x := acc + v[nodes[j].b]
 		same := math.Float64bits(x) == math.Float64bits(v[j])
 		v[j] = x
@@ -277,12 +278,12 @@ func (s *Sim) readChain(t *gaugeTree, i int) {
 			if !same && nodes[j].parent >= 0 {
 				t.stale.set(int(nodes[j].parent))
 			}
-			return
+			break
+		}
+		if same && !t.stale.has(j+1) {
+			break
 		}
 		j++
-		if same && !t.stale.has(j) {
-			return
-		}
-		t.stale.clear(j)
 	}
+	t.stale.clearRange(i+1, j+1)
 }
