@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/serq/serq/model"
 )
@@ -12,13 +13,16 @@ import (
 // function of some pools' states (the choose is indexable: see
 // chooseIndexable), the tuples are kept in a tournament tree over the
 // candidates instead: each leaf holds a candidate's keys, each inner node
-// the first least candidate below it. A pool change marks the leaves that
-// read the pool (markPool calls choosePoolChanged, so every change up to
-// the moment of the choose is seen, those earlier in the same instant
-// included); a choose evaluates the marked leaves again, by the same
+// the first least candidate below it. Every change of a pool's used,
+// queue or holders goes through poolChanged (the time averages need it),
+// which adds the pool to choosePend; a pick first takes those pools,
+// marking the leaves that read them (resolved once, when the index is
+// built), so it sees every change up to its moment, those earlier in the
+// same instant included. It evaluates the marked leaves again, by the same
 // evaluator with the candidate in the choose's slot (so the values are bit
 // for bit the scan's), and recomputes the nodes above those whose keys
-// changed. The pick is the root's.
+// changed, up to where the winner is another candidate, as before. The
+// pick is the root's.
 //
 // The scan picks the first candidate whose tuple is least by compareKeys;
 // the tree picks the same as long as the order is total, which it is
@@ -61,6 +65,7 @@ func (s *Sim) chooseIndexOf(ss *session, st *model.Stmt, n float64) *chooseIndex
 			return &s.chooseIdx[i]
 		}
 	}
+	s.chooseTake() // the other indexes' changes, before the new one is read afresh
 	s.chooseIdx = append(s.chooseIdx, chooseIndex{st: st})
 	x := &s.chooseIdx[len(s.chooseIdx)-1]
 	pools, ok := s.chooseIndexable(ss, st, n)
@@ -99,10 +104,20 @@ func (s *Sim) chooseIndexOf(ss *session, st *model.Stmt, n float64) *chooseIndex
 	return x
 }
 
-// choosePoolChanged marks the candidates that read pool p (markPool).
-func (s *Sim) choosePoolChanged(p int) {
-	for _, l := range s.choosePools[p] {
-		s.chooseIdx[l.index].stale.set(int(l.leaf))
+// chooseTake marks the candidates that read the pools changed since the
+// last take (choosePend, which poolChanged adds to) and empties the set.
+func (s *Sim) chooseTake() {
+	for w := range s.choosePend {
+		for s.choosePend[w] != 0 {
+			b := s.choosePend[w]
+			s.choosePend[w] = b & (b - 1)
+			if s.choosePools == nil {
+				continue
+			}
+			for _, l := range s.choosePools[w<<6|bits.TrailingZeros64(b)] {
+				s.chooseIdx[l.index].stale.set(int(l.leaf))
+			}
+		}
 	}
 }
 
@@ -242,6 +257,7 @@ func (x *chooseIndex) better(a, b int32) int32 {
 // when a candidate's keys hold a NaN (the scan must pick). ss's choose slot
 // is left at some candidate: the caller sets it.
 func (s *Sim) pick(x *chooseIndex, ss *session) int {
+	s.chooseTake()
 	for j := x.stale.next(0); j >= 0; j = x.stale.next(j + 1) {
 		x.stale.clear(j)
 		if !s.chooseLeafEval(x, ss, j) {

@@ -49,11 +49,11 @@ func fastPick(s *Sim, ss *session, st *model.Stmt) float64 {
 // TestChooseIndexRandomStates: on random states of the pools (used, holders
 // and queue lengths drawn from a few values, so that keys tie, zeros of
 // both signs meet and a pool left empty gives a NaN), each changed pool
-// marked as a change marks it and chooses made between changes with no
-// instant's end between them, the indexed choose picks what the scan
-// picks, every time. The tree picks the nine-candidate choose and the
-// single candidate every time; the twelve-candidate one both by the tree
-// and, for a NaN, by the scan.
+// recorded as the run records a change (poolChanged) and chooses made
+// between changes with no instant's end between them, the indexed choose
+// picks what the scan picks, every time. The tree picks the nine-candidate
+// choose and the single candidate every time; the twelve-candidate one both
+// by the tree and, for a NaN, by the scan.
 func TestChooseIndexRandomStates(t *testing.T) {
 	s, ss, sts := chooseSim(t, testutil.ChooseProgram)
 	if len(sts) != 3 {
@@ -68,7 +68,7 @@ func TestChooseIndexRandomStates(t *testing.T) {
 			pl.used = used[r.IntN(len(used))]
 			pl.holders = r.IntN(4)
 			pl.queue = make([]*holdInst, r.IntN(3))
-			s.markPool(pl)
+			s.poolChanged(pl)
 		}
 		for _, st := range sts {
 			want := scanPick(s, ss, st)
@@ -112,7 +112,7 @@ func TestChooseIndexNaN(t *testing.T) {
 	set := func(used []float64, holders []int) {
 		for p := range used {
 			s.pools[p].used, s.pools[p].holders = used[p], holders[p]
-			s.markPool(&s.pools[p])
+			s.poolChanged(&s.pools[p])
 		}
 	}
 	negZero := math.Copysign(0, -1)
@@ -226,5 +226,52 @@ func TestChooseIndexTraced(t *testing.T) {
 	if len(plain.chooseIdx) != 3 || uint64(routed) != made || plain.chooseIdx[0].picks != plain.arrivals {
 		t.Fatalf("%d indexes, %d chooses traced, %d made by the untraced run's indexes, %d picks by the first of %d arrivals",
 			len(plain.chooseIdx), routed, made, plain.chooseIdx[0].picks, plain.arrivals)
+	}
+}
+
+// BenchmarkChooseIndex is a router's pick among 32 candidates by
+// holders + queued, one candidate's pool changed between picks: by the
+// index and by the scan (Options.NoFastPath).
+func BenchmarkChooseIndex(b *testing.B) {
+	src := `fn main() {
+  pool kv[32] { cap 100; }
+  stage svc : fifo;
+  workload { arrive poisson(1); }
+  server {
+    choose j in 32 by (holders(kv[j]) + queued(kv[j]));
+    run svc (cost(svc, 1));
+  }
+}
+`
+	for _, scan := range []bool{false, true} {
+		name := "index"
+		if scan {
+			name = "scan"
+		}
+		b.Run(name, func(b *testing.B) {
+			p, err := lang.LoadSource("bench.sq", []byte(src), lang.Options{Lib: lib.FS})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s, err := New(p, Options{Horizon: 10, Seed: 1, NoFastPath: scan})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ss := s.newSession()
+			var st *model.Stmt
+			p.Walk(func(x *model.Stmt) {
+				if x.Op == model.OpChoose {
+					st = x
+				}
+			})
+			i := 0
+			for b.Loop() {
+				pl := &s.pools[i%32]
+				pl.holders = (pl.holders + 1) % 3
+				s.poolChanged(pl)
+				s.choose(ss, st)
+				i++
+			}
+		})
 	}
 }

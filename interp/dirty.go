@@ -70,15 +70,11 @@ func (b bitset) reset() {
 
 // markPool notes that a pool's queue, growers or state changed: the
 // settle's admission looks at it again, the engines admitting from it look
-// for work, the gauges reading it are read again at the instant's end and
-// the indexed chooses' candidates reading it at their next pick.
+// for work, and the gauges reading it are read again at the instant's end.
 func (s *Sim) markPool(pl *pool) {
 	pl.ver++
 	s.dirtyPools.set(pl.index)
 	s.gaugePools.set(pl.index)
-	if s.choosePools != nil {
-		s.choosePoolChanged(pl.index)
-	}
 	for _, e := range s.poolEngines[pl.index] {
 		s.dirtyEngs.set(e)
 	}

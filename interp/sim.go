@@ -190,6 +190,7 @@ type Sim struct {
 	// The indexed chooses (chooseindex.go).
 	chooseIdx   []chooseIndex  // the choose statements' indexes, in the order first run
 	choosePools [][]chooseLeaf // for each pool, the indexes' candidates that read it
+	choosePend  bitset         // pools changed (poolChanged) since the indexes last took the changes
 
 	// The driver's: tracing and guards.
 	tracer     func(TraceEvent)
