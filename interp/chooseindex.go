@@ -26,10 +26,11 @@ import (
 //
 // The scan picks the first candidate whose tuple is least by compareKeys;
 // the tree picks the same as long as the order is total, which it is
-// without NaN (-0 and +0 compare equal in both). A NaN makes compareKeys
-// call a NaN equal to everything, which is not transitive, so the scan's
-// answer depends on the order the candidates are visited in: while any
-// leaf holds a NaN, the choose takes the scan. Under a tracer (which notes
+// without NaN (-0 and +0 compare equal in both). compareKeys finds a NaN
+// equal to every value, which is not transitive, so the answer depends on
+// the order the candidates are compared in (keys [1, 0, NaN, -1]: the scan
+// picks candidate 3, the tree 1): while any leaf holds a NaN, the choose
+// takes the scan. Under a tracer (which notes
 // every candidate's keys) the scan runs too, after the leaves are brought
 // up to date as they would be without it, so a traced run's state is the
 // untraced run's. Options.NoFastPath builds no index.
@@ -107,13 +108,14 @@ func (s *Sim) chooseIndexOf(ss *session, st *model.Stmt, n float64) *chooseIndex
 // chooseTake marks the candidates that read the pools changed since the
 // last take (choosePend, which poolChanged adds to) and empties the set.
 func (s *Sim) chooseTake() {
+	if s.choosePools == nil { // no index reads a pool
+		s.choosePend.reset()
+		return
+	}
 	for w := range s.choosePend {
 		for s.choosePend[w] != 0 {
 			b := s.choosePend[w]
 			s.choosePend[w] = b & (b - 1)
-			if s.choosePools == nil {
-				continue
-			}
 			for _, l := range s.choosePools[w<<6|bits.TrailingZeros64(b)] {
 				s.chooseIdx[l.index].stale.set(int(l.leaf))
 			}
