@@ -73,11 +73,15 @@
 // do, in declaration order (dirty.go); a gauge that reads only pools'
 // states is kept as a tree of its subexpressions' values and re-evaluates
 // the nodes above a changed pool's leaves, up to where a value comes out
-// unchanged (gaugetree.go); an engine's budget, chunk and cost are
-// evaluated again only when the context variables and registers they read
-// changed (memo.go); an eviction of whole blocks from one lru entry takes
-// them at once when the amounts are whole numbers (pool.go: exact below
-// 2^52); a quiet engine iteration skips the settle altogether (below).
+// unchanged (gaugetree.go); a `choose` whose keys read only pools' states
+// keeps its candidates' keys in a tournament tree and reads again only the
+// candidates whose pools changed, taking the scan while a key is NaN or a
+// tracer notes every candidate (chooseindex.go); an engine's budget,
+// chunk and cost are evaluated again only when the context variables and
+// registers they read changed (memo.go); an eviction of whole blocks from
+// one lru entry takes them at once when the amounts are whole numbers
+// (pool.go: exact below 2^52); a quiet engine iteration skips the settle
+// altogether (below).
 // Each is exact: a run with [Options].NoFastPath scans and evaluates
 // everything after every event, takes every iteration through the settle
 // and evicts block by block, and the differential tests hold the two to
@@ -157,9 +161,10 @@
 //   - dump.go: the [DumpSink] that receives the samples and gauge change
 //     points as the run makes them ([Options.Dump], `serq run --dump`).
 //   - tolerance.go: the tolerances of float comparisons of units and tokens.
-//   - dirty.go, memo.go, gaugetree.go, stepn.go: the fast paths: the
-//     members the settle visits, engine expressions evaluated again only
-//     when what they read changed, gauges of pools kept as trees, and quiet
+//   - dirty.go, memo.go, gaugetree.go, chooseindex.go, stepn.go: the fast
+//     paths: the members the settle visits, engine expressions evaluated
+//     again only when what they read changed, gauges of pools kept as
+//     trees, chooses over pools' states kept as tournament trees, and quiet
 //     engine iterations with [Sim.StepN] (Options.NoFastPath turns them
 //     off).
 //   - keymin.go, chunklog.go: the key-tuple picks and the append-only logs

@@ -147,6 +147,10 @@ func TestFastPathExamples(t *testing.T) {
 		p := loadInline(t, "rich.sq", testutil.RichProgram)
 		differential(t, p, interp.Options{Horizon: h, Warmup: h / 10, Seed: 1}, 0)
 	})
+	t.Run("indexed chooses", func(t *testing.T) {
+		p := loadInline(t, "choose.sq", testutil.ChooseProgram)
+		differential(t, p, interp.Options{Horizon: h, Warmup: h / 10, Seed: 1}, 0)
+	})
 }
 
 // TestFastPathDetects is the differential's own check: two runs that do
@@ -183,6 +187,7 @@ func FuzzFastPath(f *testing.F) {
 		return nil
 	})
 	f.Add([]byte(testutil.RichProgram))
+	f.Add([]byte(testutil.ChooseProgram))
 	read := func(path string) ([]byte, error) { return fs.ReadFile(lib.FS, filepath.Base(path)) }
 	f.Fuzz(func(t *testing.T, src []byte) {
 		prog, err := lang.LoadSource("fuzz/a/b.sq", src, lang.Options{Lib: lib.FS, ReadFile: read})
@@ -241,5 +246,8 @@ func TestFastPathTrace(t *testing.T) {
 	t.Run("seed pressure", func(t *testing.T) {
 		p := loadExample(t, "pd-disaggregation/llmd_nixl_pull.sq", sets("blocksD", "1200", "Lambda", "1.2"))
 		check(t, p, interp.Options{Horizon: h, Warmup: h / 10, Seed: 3})
+	})
+	t.Run("indexed chooses", func(t *testing.T) {
+		check(t, loadInline(t, "choose.sq", testutil.ChooseProgram), interp.Options{Horizon: h, Warmup: h / 10, Seed: 3})
 	})
 }

@@ -92,6 +92,7 @@ func (s *Sim) initPools() {
 		pl.m, pl.index, pl.cap, pl.block = m, i, float64(m.Cap), float64(m.Block)
 		pl.admitVia, pl.memoryOf = m.AdmitVia, m.MemoryOf
 	}
+	s.choosePend = newBitset(len(s.pools))
 }
 
 func (pl *pool) resetStats(now float64) {
@@ -117,9 +118,12 @@ func (pl *pool) roundDown(x float64) float64 {
 	return x
 }
 
+// poolChanged records a change of a pool's used, cached, queue or holders
+// (every change of them comes here, so that the time averages follow).
 func (s *Sim) poolChanged(pl *pool) {
 	s.poolVer++
 	s.markPool(pl)
+	s.choosePend.set(pl.index) // the indexed chooses read it again (chooseindex.go)
 	pl.usedI.Set(s.now, pl.used)
 	pl.cachedI.Set(s.now, pl.cached)
 	pl.queueI.Set(s.now, float64(len(pl.queue)))

@@ -370,6 +370,14 @@ func (s *Sim) choose(ss *session, st *model.Stmt) {
 		s.fail(ss, st.Pos, "`choose` over %s candidates, more than %d, the limit", fmtNum(n), maxChoose)
 		return
 	}
+	if x := s.chooseIndexOf(ss, st, n); x != nil && x.ok {
+		// an indexed choose (chooseindex.go): the leaves brought up to
+		// date even under a tracer, so that its state is the untraced run's
+		if w := s.pick(x, ss); w >= 0 && s.tracer == nil {
+			ss.attrs[st.Slot] = float64(w)
+			return
+		}
+	}
 	m := &s.keys.choose
 	m.reset(len(st.Keys))
 	bestJ := 0.0
@@ -387,6 +395,7 @@ func (s *Sim) choose(ss *session, st *model.Stmt) {
 		}
 	}
 	ss.attrs[st.Slot] = bestJ
+	m.reset(0) // scratch, left empty as an indexed pick leaves it
 	if s.tracer != nil {
 		s.traceChoice(ss, st, bestJ, n)
 	}

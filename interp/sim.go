@@ -23,9 +23,10 @@ type Options struct {
 
 	// NoFastPath takes the reference path, for tests: every pool, engine,
 	// stage and gauge scanned after every event, every expression
-	// evaluated afresh, every engine iteration taken through the settle,
-	// cache evicted block by block. The results are the same, bit for bit
-	// (the differential tests hold them to it); only the speed differs.
+	// evaluated afresh (a `choose`'s keys for every candidate), every
+	// engine iteration taken through the settle, cache evicted block by
+	// block. The results are the same, bit for bit (the differential tests
+	// hold them to it); only the speed differs.
 	NoFastPath bool
 
 	// Lean keeps only what the report's statistics need, so a run's memory
@@ -185,6 +186,11 @@ type Sim struct {
 	dirtyStages bitset  // ps stages reschedule looks at
 	gaugePools  bitset  // pools changed since the gauges were last read
 	poolEngines [][]int // for each pool, the engines that admit from it
+
+	// The indexed chooses (chooseindex.go).
+	chooseIdx   []chooseIndex  // the choose statements' indexes, in the order first run
+	choosePools [][]chooseLeaf // for each pool, the indexes' candidates that read it
+	choosePend  bitset         // pools changed (poolChanged) since the indexes last took the changes
 
 	// The driver's: tracing and guards.
 	tracer     func(TraceEvent)

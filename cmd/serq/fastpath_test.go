@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,9 +12,10 @@ import (
 
 // TestFastPathBytes: `serq run` on the interpreter's fast paths (dirty
 // sets, gauge trees, memoized engine expressions, quiet engine iterations
-// taken in runs by StepN) and on its reference path (--no-fast-path) writes
-// the same bytes — the text report, the JSON and every --dump file — for
-// every example and the seed under pressure. The interp package's
+// taken in runs by StepN, indexed chooses) and on its reference path
+// (--no-fast-path) writes the same bytes — the text report, the JSON and
+// every --dump file — for every example, the seed under pressure and a
+// program of indexed chooses (testutil.ChooseProgram). The interp package's
 // differential tests compare the runs step by step.
 func TestFastPathBytes(t *testing.T) {
 	type run struct{ name, file string }
@@ -23,6 +25,11 @@ func TestFastPathBytes(t *testing.T) {
 		runs = append(runs, run{rel, f})
 	}
 	runs = append(runs, run{"pressure", "../../examples/pd-disaggregation/llmd_nixl_pull.sq"})
+	chooses := filepath.Join(t.TempDir(), "choose.sq")
+	if err := os.WriteFile(chooses, []byte(testutil.ChooseProgram), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs = append(runs, run{"indexed chooses", chooses})
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
 			args := []string{"run", r.file, "--horizon", "300", "--warmup", "30", "--seed", "3"}

@@ -82,3 +82,31 @@ const TraceProgram = `fn main() {
   server { run svc (cost(svc, (new + forced * out) / 400)); observe n = new; }
 }
 `
+
+// ChooseProgram has `choose`s the interpreter keeps indexed (their keys
+// read only pools' states): nine candidates whose pools change between
+// picks, with ties and zeros of both signs; twelve over three pools (a
+// candidate's index computed), with a NaN key while a pool is empty; and
+// one over a single candidate.
+const ChooseProgram = `fn main() {
+  pool slot[9] { cap 3; }
+  pool one { cap 2; }
+  stage svc[9] : fifo;
+  stage solo : fifo;
+  workload {
+    arrive poisson(6);
+    turn { set u = ceil(~uniform(0, 2)); }
+  }
+  server {
+    choose j in 9 by (holders(slot[j]) + queued(slot[j]), used(slot[j]) * (j - 4));
+    hold slot[j] (cost(slot[j], u)) {
+      run svc[j] (cost(svc[j], ~exp(0.6)));
+    }
+    choose m in 12 by (used(slot[m - 3 * floor(m / 3)]) / holders(slot[m - 3 * floor(m / 3)]), m - 2 * floor(m / 2));
+    choose k in 1 by (used(one));
+    hold one (cost(one, 1)) { run solo (cost(solo, 0.1 + k)); }
+    observe first = j;
+    observe spread = m;
+  }
+}
+`

@@ -1,0 +1,277 @@
+package interp
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/serq/serq/internal/testutil"
+	"github.com/serq/serq/lang"
+	"github.com/serq/serq/lib"
+	"github.com/serq/serq/model"
+)
+
+// chooseSim builds a run of src (not stepped), a session to choose in and
+// the program's choose statements in order.
+func chooseSim(t *testing.T, src string) (*Sim, *session, []*model.Stmt) {
+	t.Helper()
+	p, err := lang.LoadSource("choose.sq", []byte(src), lang.Options{Lib: lib.FS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(p, Options{Horizon: 10, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sts []*model.Stmt
+	p.Walk(func(st *model.Stmt) {
+		if st.Op == model.OpChoose {
+			sts = append(sts, st)
+		}
+	})
+	return s, s.newSession(), sts
+}
+
+// scanPick is the pick of the linear scan (the reference path's choose).
+func scanPick(s *Sim, ss *session, st *model.Stmt) float64 {
+	s.noFastPath = true
+	s.choose(ss, st)
+	s.noFastPath = false
+	return ss.attrs[st.Slot]
+}
+
+// fastPick is the pick of the fast path's choose.
+func fastPick(s *Sim, ss *session, st *model.Stmt) float64 {
+	s.choose(ss, st)
+	return ss.attrs[st.Slot]
+}
+
+// TestChooseIndexRandomStates: on random states of the pools (used, holders
+// and queue lengths drawn from a few values, so that keys tie, zeros of
+// both signs meet and a pool left empty gives a NaN), each changed pool
+// recorded as the run records a change (poolChanged) and chooses made
+// between changes with no instant's end between them, the indexed choose
+// picks what the scan picks, every time. The tree picks the nine-candidate
+// choose and the single candidate every time; the twelve-candidate one both
+// by the tree and, for a NaN, by the scan.
+func TestChooseIndexRandomStates(t *testing.T) {
+	s, ss, sts := chooseSim(t, testutil.ChooseProgram)
+	if len(sts) != 3 {
+		t.Fatalf("%d chooses, want 3", len(sts))
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	used := []float64{0, math.Copysign(0, -1), 1, 2, 3}
+	const rounds = 2000
+	for round := range rounds {
+		for k := r.IntN(4); k >= 0; k-- {
+			pl := &s.pools[r.IntN(len(s.pools))]
+			pl.used = used[r.IntN(len(used))]
+			pl.holders = r.IntN(4)
+			pl.queue = make([]*holdInst, r.IntN(3))
+			s.poolChanged(pl)
+		}
+		for _, st := range sts {
+			want := scanPick(s, ss, st)
+			if got := fastPick(s, ss, st); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("round %d, the choose at line %d: the index picks %v, the scan %v", round, st.Pos.Line, got, want)
+			}
+		}
+	}
+	for i, want := range []struct {
+		n            int
+		picks, scans uint64
+	}{{9, rounds, 0}, {12, 1433, 567}, {1, rounds, 0}} {
+		x := &s.chooseIdx[i]
+		if !x.ok || x.n != want.n || x.picks != want.picks || x.scans != want.scans {
+			t.Errorf("index %d: ok %v, %d candidates, %d picks by the tree and %d by the scan; want %d, %d and %d",
+				i, x.ok, x.n, x.picks, x.scans, want.n, want.picks, want.scans)
+		}
+	}
+}
+
+// TestChooseIndexNaN: with a NaN among the keys the lexicographic order is
+// not total and a tree's pick is not the scan's. Keys [1, 0, NaN, -1]: the
+// scan keeps 1 (candidate 1) past the NaN, which compares equal, and takes
+// -1 (candidate 3); the tree's pair (NaN, -1) keeps the NaN, which then
+// ties with 0 at the root, so the tree's own winner is candidate 1. The
+// choose falls back to the scan while a key is NaN and uses the tree again
+// once none is. Zeros of both signs compare equal in both: the first wins.
+func TestChooseIndexNaN(t *testing.T) {
+	src := `fn main() {
+  pool slot[4] { cap 10; }
+  stage svc : fifo;
+  workload { arrive poisson(1); }
+  server {
+    choose j in 4 by (used(slot[j]) / holders(slot[j]));
+    choose i in 3 by (used(slot[i]) / holders(slot[i]));
+    run svc (cost(svc, 1));
+  }
+}
+`
+	s, ss, sts := chooseSim(t, src)
+	set := func(used []float64, holders []int) {
+		for p := range used {
+			s.pools[p].used, s.pools[p].holders = used[p], holders[p]
+			s.poolChanged(&s.pools[p])
+		}
+	}
+	negZero := math.Copysign(0, -1)
+	for _, c := range []struct {
+		name         string
+		st           int
+		used         []float64
+		holders      []int
+		want, tree   float64 // the scan's pick, the tree's own winner
+		picks, scans uint64  // the index's counts after the choose
+	}{
+		{"1 0 NaN -1", 0, []float64{1, 0, 0, -1}, []int{1, 1, 0, 1}, 3, 1, 0, 1},
+		{"1 NaN 0 (three)", 1, []float64{1, 0, 0, -1}, []int{1, 0, 1, 1}, 2, 2, 0, 1},
+		{"1 0 5 -1", 0, []float64{1, 0, 5, -1}, []int{1, 1, 1, 1}, 3, 3, 1, 1},
+		{"+0 -0 +0 -0", 0, []float64{0, negZero, 0, negZero}, []int{1, 1, 1, 1}, 0, 0, 2, 1},
+		{"-0 +0 -0 +0", 0, []float64{negZero, 0, negZero, 0}, []int{1, 1, 1, 1}, 0, 0, 3, 1},
+		{"1 1 -0 +0", 0, []float64{1, 1, negZero, 0}, []int{1, 1, 1, 1}, 2, 2, 4, 1},
+	} {
+		set(c.used, c.holders)
+		st := sts[c.st]
+		want := scanPick(s, ss, st)
+		got := fastPick(s, ss, st)
+		x := s.chooseIndexOf(ss, st, float64(len(c.used)))
+		if want != c.want || got != c.want || float64(x.win[1]) != c.tree || x.picks != c.picks || x.scans != c.scans {
+			t.Errorf("%s: the scan picks %v, the choose %v, the tree's winner is %d (%d tree picks, %d scans); want %v, %v, %v (%d, %d)",
+				c.name, want, got, x.win[1], x.picks, x.scans, c.want, c.want, c.tree, c.picks, c.scans)
+		}
+	}
+}
+
+// TestChooseIndexable: which chooses are kept as an index. Keys reading a
+// session (cachedin), another attribute, a stage, the clock or a
+// draw, a count that is not a constant, a pool indexed by a pool's state
+// or a candidate's pool out of range take the scan.
+func TestChooseIndexable(t *testing.T) {
+	for _, c := range []struct {
+		choose string
+		ok     bool
+	}{
+		{"choose j in 9 by (holders(slot[j]) + queued(slot[j]));", true},
+		{"choose j in 9 by (free(slot[j]), -used(slot[8 - j]), j);", true},
+		{"choose j in 9 by (used(one) > 2 ? used(slot[j]) : max(2, ln(1 + holders(slot[j]))));", true},
+		{"choose j in 1 by (used(one));", true},
+		{"choose j in 9 by (1);", true},
+		{"choose j in 9 by (cachedin(slot[j]));", false},
+		{"choose j in 9 by (used(slot[j]) + u);", false},
+		{"choose j in 9 by (busy(svc));", false},
+		{"choose j in 9 by (used(slot[j]) + now);", false},
+		{"choose j in 9 by (used(slot[j]) + ~uniform(0, 1));", false},
+		{"choose j in u by (used(slot[j]));", false},
+		{"choose j in 9 by (used(slot[holders(one)]));", false},
+		{"choose j in 10 by (used(slot[j]));", false},
+	} {
+		src := `fn main() {
+  pool slot[9] { cap 3; }
+  pool one { cap 2; }
+  stage svc : fifo;
+  workload { arrive poisson(1); turn { set u = 3; } }
+  server {
+    ` + c.choose + `
+    run svc (cost(svc, 1));
+  }
+}
+`
+		s, ss, sts := chooseSim(t, src)
+		for a := range s.p.Attrs {
+			if s.p.Attrs[a].Name == "u" {
+				ss.attrs[a] = 3 // a count of 3 when it is u
+			}
+		}
+		n := math.Floor(s.eval(sts[0].N, ss))
+		if x := s.chooseIndexOf(ss, sts[0], n); x.ok != c.ok {
+			t.Errorf("%s: indexed %v, want %v", c.choose, x.ok, c.ok)
+		}
+	}
+}
+
+// TestChooseIndexTraced: under a tracer a choose takes the scan (the trace
+// notes every candidate's keys) but brings its index up to date as the
+// untraced run does, and leaves the scan's buffers as an indexed pick
+// does: a run traced all along is in the untraced run's state (the TUI
+// traces its log and jumps to checkpoints of a traced run), after every
+// event.
+func TestChooseIndexTraced(t *testing.T) {
+	p, err := lang.LoadSource("choose.sq", []byte(testutil.ChooseProgram), lang.Options{Lib: lib.FS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Horizon: 100, Warmup: 10, Seed: 2}
+	traced, _ := New(p, opt)
+	routed := 0
+	traced.SetTracer(func(e TraceEvent) {
+		if e.What == "routed" {
+			routed++
+		}
+	})
+	plain, _ := New(p, opt)
+	for {
+		a, b := traced.Step(), plain.Step()
+		if !SameState(traced, plain) {
+			t.Fatalf("after %d events the traced run's state differs", plain.Events())
+		}
+		if !a || !b {
+			break
+		}
+	}
+	var made uint64
+	for _, x := range plain.chooseIdx {
+		made += x.picks + x.scans
+	}
+	if len(plain.chooseIdx) != 3 || uint64(routed) != made || plain.chooseIdx[0].picks != plain.arrivals {
+		t.Fatalf("%d indexes, %d chooses traced, %d made by the untraced run's indexes, %d picks by the first of %d arrivals",
+			len(plain.chooseIdx), routed, made, plain.chooseIdx[0].picks, plain.arrivals)
+	}
+}
+
+// BenchmarkChooseIndex is a router's pick among 32 candidates by
+// holders + queued, one candidate's pool changed between picks: by the
+// index and by the scan (Options.NoFastPath).
+func BenchmarkChooseIndex(b *testing.B) {
+	src := `fn main() {
+  pool kv[32] { cap 100; }
+  stage svc : fifo;
+  workload { arrive poisson(1); }
+  server {
+    choose j in 32 by (holders(kv[j]) + queued(kv[j]));
+    run svc (cost(svc, 1));
+  }
+}
+`
+	for _, scan := range []bool{false, true} {
+		name := "index"
+		if scan {
+			name = "scan"
+		}
+		b.Run(name, func(b *testing.B) {
+			p, err := lang.LoadSource("bench.sq", []byte(src), lang.Options{Lib: lib.FS})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s, err := New(p, Options{Horizon: 10, Seed: 1, NoFastPath: scan})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ss := s.newSession()
+			var st *model.Stmt
+			p.Walk(func(x *model.Stmt) {
+				if x.Op == model.OpChoose {
+					st = x
+				}
+			})
+			i := 0
+			for b.Loop() {
+				pl := &s.pools[i%32]
+				pl.holders = (pl.holders + 1) % 3
+				s.poolChanged(pl)
+				s.choose(ss, st)
+				i++
+			}
+		})
+	}
+}
