@@ -93,6 +93,10 @@ func (*LexerDef) LexString(filename string, s string) (lexer.Lexer, error) {
 type sqLex struct {
 	src string
 	pos lexer.Position
+	// unclosed: the text holds no `*/` after a `/*` already met, so no
+	// later `/*` has one either (without it a text of many `/*` would take
+	// quadratic time).
+	unclosed bool
 }
 
 // Next returns the next token, EOF at the end (and at every call after
@@ -102,7 +106,7 @@ func (l *sqLex) Next() (lexer.Token, error) {
 	if len(l.src) == 0 {
 		return lexer.EOFToken(l.pos), nil
 	}
-	typ, n := scanToken(l.src)
+	typ, n := l.scanToken()
 	if n == 0 {
 		return lexer.Token{}, invalidText(l.pos, l.src)
 	}
@@ -141,9 +145,10 @@ func invalidText(pos lexer.Position, rest string) error {
 	return &lexer.Error{Msg: "lexer: invalid input text " + strconv.Quote(string(sample)), Pos: pos}
 }
 
-// scanToken returns the type and length in bytes of the token s starts
-// with, or a length of 0 if none matches.
-func scanToken(s string) (lexer.TokenType, int) {
+// scanToken returns the type and length in bytes of the token the text
+// starts with, or a length of 0 if none matches.
+func (l *sqLex) scanToken() (lexer.TokenType, int) {
+	s := l.src
 	c := s[0]
 	switch {
 	case c == '/':
@@ -155,8 +160,11 @@ func scanToken(s string) (lexer.TokenType, int) {
 				}
 				return tokComment, len(s)
 			case '*':
-				if i := strings.Index(s[2:], "*/"); i >= 0 {
-					return tokBlockComment, 2 + i + 2
+				if !l.unclosed {
+					if i := strings.Index(s[2:], "*/"); i >= 0 {
+						return tokBlockComment, 2 + i + 2
+					}
+					l.unclosed = true
 				}
 				return tokUnterminated, 2
 			}

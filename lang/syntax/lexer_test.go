@@ -238,8 +238,8 @@ func FuzzLexer(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		if len(src) > 1<<12 {
-			return
+		if len(src) > 1<<10 {
+			return // the regexp lexer is quadratic on many `/*`
 		}
 		checkSameTokens(t, "f.sq", src)
 	})
