@@ -31,6 +31,29 @@ func BenchmarkLexSeed(b *testing.B) {
 	}
 }
 
+// BenchmarkLexSeedRegexp lexes the seed program with the regexp lexer
+// that lexer.go replaces (lexer_test.go), for comparison.
+func BenchmarkLexSeedRegexp(b *testing.B) {
+	src, err := os.ReadFile(seedPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		lx, _ := regexpLexer.LexString("seed.sq", string(src))
+		for {
+			t, err := lx.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if t.EOF() {
+				break
+			}
+		}
+	}
+}
+
 // BenchmarkParseSeed parses the seed program: the checks before the parse
 // and the parse, on one lexing.
 func BenchmarkParseSeed(b *testing.B) {
