@@ -166,6 +166,9 @@ func isIdentByte(c byte) bool {
 }
 
 func firstInvalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return len(b)
+	}
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && n <= 1 {
