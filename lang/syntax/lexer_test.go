@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/alecthomas/participle/v2"
@@ -288,13 +289,50 @@ func regexpParse(p *participle.Parser[File], filename string, src []byte) (*File
 	return f, nil
 }
 
+// regexpParser is the program parser with the regexp lexer.
+var regexpParser = sync.OnceValue(func() *participle.Parser[File] {
+	return participle.MustBuild[File](append([]participle.Option{participle.Lexer(regexpLexer)}, parserOptions[1:]...)...)
+})
+
+// checkSameParse parses src with [Parse] and with the regexp lexer's
+// pipeline and fails unless both give the same tree or the same error.
+func checkSameParse(t testing.TB, src string) {
+	t.Helper()
+	got, gerr := Parse("p.sq", []byte(src))
+	want, werr := regexpParse(regexpParser(), "p.sq", []byte(src))
+	if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(gerr, werr) {
+		t.Fatalf("Parse(%q) = error %#v, want %#v", src, gerr, werr)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Parse(%q) gives another tree than the regexp lexer's", src)
+	}
+}
+
+// FuzzParse compares [Parse] with the regexp lexer's pipeline on any
+// text.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"fn main() {\n  stage s : fifo(1); /* c */\n  workload { arrive poisson(1); }\n  server { run s (cost(s, 1)); }\n}\n",
+		"let a = -1 - -2; // x\nfn main() { server { set x = a ? b : c; } }\n",
+		"def f(x) { x ^ 2 }\nfn main() { pool kv { cap 1e3; block 16; } }\n",
+		"fn worker() {}", "fn main() { /* open", "fn main() { let a = 1 % 2; }",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if len(src) > 1<<10 {
+			return
+		}
+		checkSameParse(t, src)
+	})
+}
+
 // TestParseMatchesRegexp parses every program of the repository, every
 // chunk of the error files and the hostile seeds, and random slices of
 // them, with [Parse] and with the regexp lexer's pipeline: the same tree
 // or the same error. The programs are parsed again with block comments
 // after their `;`s.
 func TestParseMatchesRegexp(t *testing.T) {
-	p := participle.MustBuild[File](append([]participle.Option{participle.Lexer(regexpLexer)}, parserOptions[1:]...)...)
 	var texts, programs []string
 	for name, src := range repoSources(t) {
 		if strings.HasSuffix(name, "errors.sq") || strings.Contains(name, "conformance/testdata/") {
@@ -311,14 +349,7 @@ func TestParseMatchesRegexp(t *testing.T) {
 	}
 	check := func(src string) {
 		t.Helper()
-		got, gerr := Parse("p.sq", []byte(src))
-		want, werr := regexpParse(p, "p.sq", []byte(src))
-		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(gerr, werr) {
-			t.Fatalf("Parse(%q) = error %#v, want %#v", src, gerr, werr)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("Parse(%q) gives another tree than the regexp lexer's", src)
-		}
+		checkSameParse(t, src)
 	}
 	for _, src := range texts {
 		check(src)
