@@ -47,15 +47,6 @@ type ftok struct {
 	space  bool // white space before it on its line
 }
 
-var (
-	tokComment      = sqLexer.Symbols()["Comment"]
-	tokBlockComment = sqLexer.Symbols()["BlockComment"]
-	tokWhitespace   = sqLexer.Symbols()["Whitespace"]
-	tokIdent        = sqLexer.Symbols()["Ident"]
-	tokNumber       = sqLexer.Symbols()["Number"]
-	tokString       = sqLexer.Symbols()["String"]
-)
-
 // fmtTokens lexes src keeping comments, each token carrying the line
 // breaks and spaces before it.
 func fmtTokens(filename string, src []byte) ([]ftok, error) {

@@ -64,7 +64,11 @@ func ParseInstance(filename string, src []byte) (*InstanceFile, error) {
 	if err := checkText(filename, src); err != nil {
 		return nil, err
 	}
-	f, err := instanceParser().ParseBytes(filename, src)
+	lx, err := lex(filename, string(src))
+	if err != nil {
+		return nil, err
+	}
+	f, err := parseLexed(instanceParser(), lx)
 	if err != nil {
 		return nil, convertParseError(filename, err)
 	}

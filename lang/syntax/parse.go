@@ -16,23 +16,22 @@ import (
 	"github.com/serq/serq/model"
 )
 
-var sqLexer = lexer.MustSimple([]lexer.SimpleRule{
-	{Name: "Comment", Pattern: `//[^\n]*`},
-	{Name: "BlockComment", Pattern: `/\*([^*]|\*+[^*/])*\*+/`},
-	{Name: "Unterminated", Pattern: `/\*`},
-	{Name: "String", Pattern: `"[^"\n]*"`},
-	{Name: "Number", Pattern: `(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9]+)?`},
-	{Name: "Ident", Pattern: `[\p{L}_][\p{L}\p{N}_]*`},
-	{Name: "Punct", Pattern: `<=|>=|==|!=|&&|\|\||[{}()\[\],;:.=~?+\-*/^<>!]`},
-	{Name: "Whitespace", Pattern: `\s+`},
-})
-
 // The grammar needs unbounded lookahead in a few places: `let x =
 // args.number(…)` against an expression, a braced `def` body that is an
 // expression or statements, an entry call against a statement-def use, and
 // retired statements (`prefill (n) growing kv;`) against calls. Alternatives
 // are tried in order and the first that matches wins.
-var parser = participle.MustBuild[File](
+//
+// The parser is built at its first use ([Parse], [Grammar]), not at
+// start-up: building it takes 2.3 MB and a few milliseconds, the largest
+// part of a short command's start-up, which a command that parses no
+// source (an IR file, --help, --version) does without.
+var parser = sync.OnceValue(func() *participle.Parser[File] {
+	return participle.MustBuild[File](parserOptions...)
+})
+
+// parserOptions build [parser]; the lexer comes first (the tests swap it).
+var parserOptions = []participle.Option{
 	participle.Lexer(sqLexer),
 	participle.Elide("Comment", "BlockComment", "Whitespace"),
 	participle.UseLookahead(participle.MaxLookahead),
@@ -51,21 +50,22 @@ var parser = participle.MustBuild[File](
 		&GrowStmt{}, &DropStmt{}, &ReleaseStmt{}, &LoadStmt{}, &RunStmt{}, &BranchStmt{},
 		&WhileStmt{}, &LoopStmt{}, &ForkStmt{}, &JoinStmt{}, &ChooseStmt{}, &EndStmt{},
 		&MarkStmt{}, &ToolStmt{}, &TransferStmt{}, &CallStmt{}, &RetiredStmt{}),
-)
+}
 
-// exprParser parses a lone expression (`--set name=expr`, `--def`). It is
-// built at its first use, not at start-up: building a parser is most of
-// the package's initialisation, and most runs parse no lone expression.
+// exprParser parses a lone expression (`--set name=expr`, `--def`, a
+// debugger query): the Expr production of the program parser, sharing its
+// grammar. Every command that parses a lone expression parses a program
+// too, so building a parser of its own (0.8 ms, 400 KB) was extra work.
 var exprParser = sync.OnceValue(func() *participle.Parser[Expr] {
-	return participle.MustBuild[Expr](
-		participle.Lexer(sqLexer),
-		participle.Elide("Comment", "BlockComment", "Whitespace"),
-		participle.UseLookahead(participle.MaxLookahead),
-	)
+	p, err := participle.ParserForProduction[Expr](parser())
+	if err != nil {
+		panic(err) // Expr is a production of File
+	}
+	return p
 })
 
 // Grammar returns the grammar in EBNF, for a golden file.
-func Grammar() string { return parser.String() }
+func Grammar() string { return parser().String() }
 
 // ParseExpr parses a lone expression: `--set name=expr`, `--def`, an
 // instance's value, a debugger query. Errors carry positions in filename.
@@ -73,10 +73,11 @@ func ParseExpr(filename, src string) (*Expr, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, &Error{Pos: model.Pos{File: filename, Line: 1, Col: 1}, Msg: "empty expression"}
 	}
-	if err := checkNesting(filename, []byte(src)); err != nil {
+	lx, err := lex(filename, src)
+	if err != nil {
 		return nil, err
 	}
-	e, err := exprParser().ParseString(filename, src)
+	e, err := parseLexed(exprParser(), lx)
 	if err != nil {
 		return nil, convertParseError(filename, err)
 	}
@@ -108,14 +109,19 @@ func Parse(filename string, src []byte) (*File, error) {
 		return nil, &Error{Pos: model.Pos{File: filename, Line: 1, Col: 1},
 			Msg: "empty program: a program needs `fn main() { … }`"}
 	}
-	// A binary file, or nesting that would exhaust the parser's stack.
+	// A binary file, nesting that would exhaust the parser's stack, an
+	// unterminated comment: the text is lexed once for these and the parse.
 	if err := checkText(filename, src); err != nil {
 		return nil, err
 	}
-	if err := scanComments(filename, src); err != nil {
+	lx, err := lex(filename, string(src))
+	if err != nil {
 		return nil, err
 	}
-	f, err := parser.ParseBytes(filename, src)
+	if err := scanComments(lx.toks); err != nil {
+		return nil, err
+	}
+	f, err := parseLexed(parser(), lx)
 	if err != nil {
 		return nil, entryPointError(src, convertParseError(filename, err))
 	}
@@ -160,6 +166,9 @@ func isIdentByte(c byte) bool {
 }
 
 func firstInvalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return len(b)
+	}
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && n <= 1 {
@@ -184,21 +193,13 @@ func offsetPos(filename string, src []byte, off int) model.Pos {
 }
 
 // scanComments reports an unterminated block comment at its start.
-func scanComments(filename string, src []byte) error {
-	lx, err := sqLexer.Lex(filename, bytes.NewReader(src))
-	if err != nil {
-		return nil // the parser reports lexing errors
-	}
-	unterminated := sqLexer.Symbols()["Unterminated"]
-	for {
-		t, err := lx.Next()
-		if err != nil || t.EOF() {
-			return nil
-		}
-		if t.Type == unterminated {
+func scanComments(toks []lexer.Token) error {
+	for _, t := range toks {
+		if t.Type == tokUnterminated {
 			return &Error{Pos: ToPos(t.Pos), Msg: "unterminated block comment: `/*` has no closing `*/`"}
 		}
 	}
+	return nil
 }
 
 func convertParseError(filename string, err error) error {

@@ -10,10 +10,10 @@ func TestNestingLimitIsExact(t *testing.T) {
 		return "let x = " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) + ";\nfn main() { }\n"
 	}
 	// `fn main() {` opens one level, but the let is outside it.
-	if err := checkNesting("p.sq", []byte(prog(MaxNesting))); err != nil {
+	if err := nestingError(prog(MaxNesting)); err != nil {
 		t.Errorf("%d parentheses: %v", MaxNesting, err)
 	}
-	err := checkNesting("p.sq", []byte(prog(MaxNesting+1)))
+	err := nestingError(prog(MaxNesting + 1))
 	want := "p.sq:1:265: the program nests deeper than 256 levels here (brackets, unary operators, `?:` and `^` within one another), the limit"
 	if err == nil || err.Error() != want {
 		t.Errorf("%d parentheses: %v, want %s", MaxNesting+1, err, want)
@@ -34,9 +34,15 @@ func TestNestingCountsWhatRecurses(t *testing.T) {
 		{"a ^ chain", "let x = 2" + strings.Repeat(" ^ 2", 300) + ";", true},
 		{"nested braces", strings.Repeat("{", 300) + strings.Repeat("}", 300), true},
 	} {
-		err := checkNesting("p.sq", []byte(c.src))
+		err := nestingError(c.src)
 		if (err != nil) != c.deep {
 			t.Errorf("%s: %v, want deep=%v", c.name, err, c.deep)
 		}
 	}
+}
+
+// nestingError is the error of lexing src as p.sq: the nesting check's.
+func nestingError(src string) error {
+	_, err := lex("p.sq", src)
+	return err
 }

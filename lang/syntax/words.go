@@ -23,7 +23,7 @@ var quotedWord = regexp.MustCompile(`"([A-Za-z_][A-Za-z0-9_]*)"`)
 
 // Lexer returns the lexer of serQ source; comments and white space are
 // tokens of it ([Elided] lists their types).
-func Lexer() *lexer.StatefulDefinition { return sqLexer }
+func Lexer() *LexerDef { return sqLexer }
 
 // Elided returns the token types the parser skips: comments and white
 // space.

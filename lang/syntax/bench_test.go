@@ -1,0 +1,80 @@
+package syntax
+
+import (
+	"os"
+	"testing"
+
+	"github.com/alecthomas/participle/v2"
+)
+
+const seedPath = "../../examples/pd-disaggregation/llmd_nixl_pull.sq"
+
+// BenchmarkLexSeed lexes the seed program to its end.
+func BenchmarkLexSeed(b *testing.B) {
+	src, err := os.ReadFile(seedPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		lx, _ := sqLexer.LexBytes("seed.sq", src)
+		for {
+			t, err := lx.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if t.EOF() {
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkLexSeedRegexp lexes the seed program with the regexp lexer
+// that lexer.go replaces (lexer_test.go), for comparison.
+func BenchmarkLexSeedRegexp(b *testing.B) {
+	src, err := os.ReadFile(seedPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		lx, _ := regexpLexer.LexString("seed.sq", string(src))
+		for {
+			t, err := lx.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if t.EOF() {
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkParseSeed parses the seed program: the checks before the parse
+// and the parse, on one lexing.
+func BenchmarkParseSeed(b *testing.B) {
+	src, err := os.ReadFile(seedPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("seed.sq", src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBuildParser builds the program parser, as the package's
+// initialisation does once per process.
+func BenchmarkBuildParser(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		participle.MustBuild[File](parserOptions...)
+	}
+}
