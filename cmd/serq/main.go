@@ -230,6 +230,7 @@ type exitSignal struct{ code int }
 // run runs serq with the arguments after the program name and returns the
 // exit status. Nothing reaches stdout unless the command succeeds.
 func run(args []string, stdout, stderr io.Writer) (code int) {
+	startGC()
 	// A failed write to stdout (a full disk, a closed pipe) fails the
 	// command, whatever it printed.
 	out := &checkedWriter{w: stdout}
@@ -860,6 +861,7 @@ func arrivalsFlag(v *string) (uint64, error) {
 // load validates the overrides and the program arguments, then loads FILE:
 // program text, or IR JSON when its extension is .json.
 func (c *loadFlags) load(e *env) (*model.Program, error) {
+	defer loadedGC() // the start is over (startGC)
 	isIR := filepath.Ext(c.File) == ".json"
 	if isIR && (len(c.Set) > 0 || len(c.Def) > 0 || len(e.progArgs) > 0) {
 		return nil, &loadError{file: c.File, err: errIRBound}
