@@ -77,9 +77,16 @@
 // evaluated again only when the context variables and registers they read
 // changed (memo.go); an eviction of whole blocks from one lru entry takes
 // them at once when the amounts are whole numbers (pool.go: exact below
-// 2^52); a quiet engine iteration skips the settle altogether (below).
-// Each is exact: a run with [Options].NoFastPath scans and evaluates
-// everything after every event, takes every iteration through the settle
+// 2^52); a quiet engine iteration skips the settle altogether (below);
+// the statements sessions run are compiled once (compile.go): an
+// expression of a common shape (a constant, an attribute, the clock,
+// `now - attr`, arithmetic over those, `~exp` of one) is evaluated in one
+// step, with evalWith's float operations in evalWith's order, and a
+// frame's sets and observes run in a row; the settle skips the admission,
+// the engines, the rescheduling and the progress guards when the program
+// has no pool, no engine, nothing marked or nothing due. Each is exact: a
+// run with [Options].NoFastPath scans and evaluates everything after
+// every event, compiles nothing, takes every iteration through the settle
 // and evicts block by block, and the differential tests hold the two to
 // the same steps and the same report bit for bit. [Options].Lean keeps
 // only what the statistics need (stats.go): memory flat in the horizon but
@@ -141,6 +148,7 @@
 //   - session.go: sessions as continuations, running a statement, settling.
 //   - eval.go: evaluating an expression (the operators' semantics are
 //     model.EvalOp's; eval_agree_test.go checks the two agree).
+//   - compile.go: the session blocks' statements in specialised forms.
 //   - stage.go, flow.go, share.go: fifo, delay and ps stages; flows across
 //     ps stages and their max-min or bottleneck rates.
 //   - pool.go, hold.go: pools, holds, admission queues, prefix caches,

@@ -20,6 +20,7 @@ const (
 
 type frame struct {
 	b    *model.Block
+	cb   *cblock // b's compiled statements (compile.go), nil on the reference path
 	pc   int
 	kind frameKind
 	st   *model.Stmt
@@ -112,22 +113,34 @@ func (s *Sim) startSession() {
 	ss := s.newSession()
 	ss.serial = s.arrivals - 1
 	ss.attrs[s.p.Builtin.Serial] = float64(ss.serial)
-	ss.stream.seed(s.opt.Seed, kindSession, ss.serial, 0)
+	ss.stream.seedHashed(s.hashSession, kindSession, ss.serial, 0)
 	s.traceSession(ss)
 	ss.liveIdx = len(s.live)
 	s.live = append(s.live, ss)
 	s.liveAvg.Add(s.now, 1)
 	// init runs at arrival with the (session, 0) substream.
-	ss.turnStream.seed(s.opt.Seed, kindTurn, ss.serial, 0)
-	s.runInline(ss, s.p.Workload.Init, ss.turnStream)
+	ss.turnStream.seedHashed(s.hashTurn, kindTurn, ss.serial, 0)
+	s.runInline(ss, s.p.Workload.Init, s.cprog.initBlock(), ss.turnStream)
 	s.claimGiven(ss)
-	ss.frames = append(ss.frames, frame{b: s.p.Workload.Session, kind: fRoot})
+	ss.frames = append(ss.frames, frame{b: s.p.Workload.Session, cb: s.cprog.sessionBlock(), kind: fRoot})
 	s.trace(ss, "arrived", "", 0)
 	s.makeReady(ss)
 }
 
-// runInline runs a block of commands (init/turn) at once.
-func (s *Sim) runInline(ss *session, b *model.Block, st *stream) {
+// runInline runs a block of commands (init/turn) at once; cb is its
+// compiled form or nil.
+func (s *Sim) runInline(ss *session, b *model.Block, cb *cblock, st *stream) {
+	if cb != nil {
+		for i := range cb.stmts {
+			switch cs := &cb.stmts[i]; cs.op {
+			case model.OpSet:
+				ss.attrs[cs.slot] = s.cval(&cs.val, ss, st)
+			case model.OpObserve:
+				s.observe(ss, cs.slot, s.cval(&cs.val, ss, st))
+			}
+		}
+		return
+	}
 	for _, stmt := range b.Stmts {
 		switch stmt.Op {
 		case model.OpSet:
@@ -148,8 +161,13 @@ func (s *Sim) observe(ss *session, slot int, v float64) {
 	if !s.warm {
 		return
 	}
+	o := &s.obs[slot]
+	if o.lean && s.opt.Dump == nil {
+		o.addLean(v) // the value alone: no time, session or turn is kept
+		return
+	}
 	turn := uint32(ss.attrs[s.p.Builtin.TurnNo])
-	s.obs[slot].Add(s.now, ss.serial, turn, v)
+	o.Add(s.now, ss.serial, turn, v)
 	if s.opt.Dump != nil {
 		s.opt.Dump.Sample(slot, Sample{Time: s.now, Session: ss.serial, Turn: turn, Value: v})
 	}
@@ -185,17 +203,23 @@ func (s *Sim) settle() {
 		if s.err != nil {
 			return
 		}
-		if s.admitSettle() {
+		// without pools nothing is admitted; without engines none starts
+		// (the reference path asks all the same)
+		if (len(s.pools) > 0 || s.noFastPath) && s.admitSettle() {
 			continue
 		}
-		if !s.startEngines() {
+		if len(s.engs) == 0 && !s.noFastPath || !s.startEngines() {
 			break
 		}
 	}
 	if s.err != nil {
 		return
 	}
-	s.reschedule()
+	// reschedule looks only at the ps stages and flows marked (but for
+	// the reference path, which looks at all)
+	if s.noFastPath || !s.dirtyStages.empty() || len(s.flows.touched) > 0 {
+		s.reschedule()
+	}
 }
 
 const maxStatements = 1000000
@@ -220,6 +244,37 @@ func (s *Sim) exec(ss *session) {
 			}
 			continue
 		}
+		if f.cb == nil && s.cprog != nil {
+			f.cb = s.cprog.of(f.b) // a frame pushed without it (a hold's body)
+		}
+		var cs *cstmt
+		if cb := f.cb; cb != nil {
+			// the frame's sets and observes in a row, in their compiled
+			// forms, as execStmt runs them
+			for cs = &cb.stmts[f.pc]; cs.op == model.OpSet || cs.op == model.OpObserve; cs = &cb.stmts[f.pc] {
+				f.pc++
+				if steps++; steps > maxStatements {
+					s.fail(ss, cs.st.Pos, "ran %d statements without blocking: a livelock", maxStatements)
+					return
+				}
+				s.curStmt = cs.st
+				v := s.cval(&cs.val, ss, ss.stream)
+				if cs.op == model.OpSet {
+					ss.attrs[cs.slot] = v
+				} else {
+					s.observe(ss, cs.slot, v)
+				}
+				if s.err != nil {
+					return
+				}
+				if f.pc >= len(cb.stmts) {
+					break
+				}
+			}
+			if f.pc >= len(cb.stmts) {
+				continue // the frame's end, above
+			}
+		}
 		st := f.b.Stmts[f.pc]
 		f.pc++
 		steps++
@@ -228,7 +283,7 @@ func (s *Sim) exec(ss *session) {
 			return
 		}
 		s.curStmt = st
-		if !s.execStmt(ss, st) {
+		if !s.execStmt(ss, st, cs) {
 			return
 		}
 	}
@@ -278,13 +333,14 @@ func (s *Sim) guard(ss *session, st *model.Stmt, what string) (float64, bool) {
 	return g, true
 }
 
-// execStmt runs one statement; false means the session blocked or ended.
-func (s *Sim) execStmt(ss *session, st *model.Stmt) bool {
+// execStmt runs one statement, cs its compiled form or nil; false means
+// the session blocked or ended.
+func (s *Sim) execStmt(ss *session, st *model.Stmt, cs *cstmt) bool {
 	switch st.Op {
 	case model.OpSet:
-		ss.attrs[st.Slot] = s.eval(st.Value, ss)
+		ss.attrs[st.Slot] = s.value(cs, st.Value, ss)
 	case model.OpObserve:
-		s.observe(ss, st.Slot, s.eval(st.Value, ss))
+		s.observe(ss, st.Slot, s.value(cs, st.Value, ss))
 	case model.OpBranch:
 		var g float64
 		if st.Value.Op == model.EDraw && st.Value.Fn == model.DBernoulli {
@@ -296,9 +352,9 @@ func (s *Sim) execStmt(ss *session, st *model.Stmt) bool {
 			}
 		}
 		if g == 1 {
-			ss.frames = append(ss.frames, frame{b: st.Body})
+			ss.frames = append(ss.frames, frame{b: st.Body, cb: cs.bodyBlock()})
 		} else if st.Else != nil {
-			ss.frames = append(ss.frames, frame{b: st.Else})
+			ss.frames = append(ss.frames, frame{b: st.Else, cb: cs.elseBlock()})
 		}
 	case model.OpWhile:
 		g, ok := s.guard(ss, st, "while")
@@ -306,10 +362,10 @@ func (s *Sim) execStmt(ss *session, st *model.Stmt) bool {
 			return false
 		}
 		if g == 1 {
-			ss.frames = append(ss.frames, frame{b: st.Body, kind: fWhile, st: st})
+			ss.frames = append(ss.frames, frame{b: st.Body, cb: cs.bodyBlock(), kind: fWhile, st: st})
 		}
 	case model.OpLoop:
-		ss.frames = append(ss.frames, frame{b: st.Body, kind: fLoop, st: st})
+		ss.frames = append(ss.frames, frame{b: st.Body, cb: cs.bodyBlock(), kind: fLoop, st: st})
 	case model.OpChoose:
 		s.choose(ss, st)
 	case model.OpEnd:
@@ -322,9 +378,9 @@ func (s *Sim) execStmt(ss *session, st *model.Stmt) bool {
 	case model.OpTurn:
 		s.turn(ss)
 	case model.OpRun:
-		return s.run(ss, st)
+		return s.runWork(ss, st, s.value(cs, st.Value, ss))
 	case model.OpFork:
-		s.fork(ss, st)
+		s.fork(ss, st, cs.bodyBlock())
 	case model.OpJoin:
 		if ss.legs > 0 {
 			ss.joining = true
@@ -352,16 +408,16 @@ func (s *Sim) turn(ss *session) {
 		s.turns++
 	}
 	ss.turns++
-	ss.turnStream.seed(s.opt.Seed, kindTurn, ss.serial, ss.turns)
+	ss.turnStream.seedHashed(s.hashTurn, kindTurn, ss.serial, ss.turns)
 	s.traceNext(ss)
-	s.runInline(ss, s.p.Workload.Turn, ss.turnStream)
+	s.runInline(ss, s.p.Workload.Turn, s.cprog.turnBlock(), ss.turnStream)
 	if s.p.Server == nil {
 		return
 	}
 	ss.turnStart = s.now
 	ss.inTurn = true
 	ss.ttftDone = false
-	ss.frames = append(ss.frames, frame{b: s.p.Server, kind: fTurn})
+	ss.frames = append(ss.frames, frame{b: s.p.Server, cb: s.cprog.serverBlock(), kind: fTurn})
 }
 
 func (s *Sim) choose(ss *session, st *model.Stmt) {
@@ -459,14 +515,14 @@ func (s *Sim) endThread(ss *session) {
 	ss.gen++
 }
 
-func (s *Sim) fork(ss *session, st *model.Stmt) {
+func (s *Sim) fork(ss *session, st *model.Stmt, body *cblock) {
 	leg := &session{attrs: append([]float64(nil), ss.attrs...), stream: newStream(), parent: ss}
 	leg.job.stage, leg.job.flow = -1, -1
 	leg.serial = ss.serial
 	ss.legNo++
 	leg.stream.seed(s.opt.Seed, kindLeg, ss.serial, ss.legNo)
 	leg.legID = ss.legNo
-	leg.frames = append(leg.frames, frame{b: st.Body, kind: fRoot})
+	leg.frames = append(leg.frames, frame{b: st.Body, cb: body, kind: fRoot})
 	ss.legs++
 	s.legsLive = append(s.legsLive, leg)
 	s.makeReady(leg)

@@ -23,7 +23,8 @@ type Options struct {
 
 	// NoFastPath takes the reference path, for tests: every pool, engine,
 	// stage and gauge scanned after every event, every expression
-	// evaluated afresh, every engine iteration taken through the settle,
+	// evaluated afresh by the general evaluator (no statement compiled),
+	// every engine iteration taken through the settle,
 	// cache evicted block by block. The results are the same, bit for bit
 	// (the differential tests hold them to it); only the speed differs.
 	NoFastPath bool
@@ -165,6 +166,8 @@ type Sim struct {
 
 	// Random streams not of a session (rng.go).
 	arrStream     *stream // arrivals
+	hashSession   uint64  // kindHash of the seed and kindSession: the sessions' streams are seeded with it
+	hashTurn      uint64  // kindHash of the seed and kindTurn
 	machineStream *stream // the machine's draws: an engine's `tokens cap` and `execute`, a ps capacity
 
 	// Evaluation context.
@@ -180,6 +183,7 @@ type Sim struct {
 
 	// The fast paths (dirty.go): what the settle looks at after an event.
 	noFastPath  bool    // Options.NoFastPath: scan everything after every event
+	cprog       *cprog  // the session blocks' compiled statements (compile.go); nil with NoFastPath
 	dirtyPools  bitset  // pools the settle's admission looks at
 	dirtyEngs   bitset  // engines startEngines looks at
 	dirtyStages bitset  // ps stages reschedule looks at
@@ -191,6 +195,7 @@ type Sim struct {
 	choiceKeys []string // the keys of a `choose` being traced (debug.go)
 	traceIters bool     // trace every engine iteration's batch
 	progress   progressGuard
+	maxLive    int // Options.MaxLive, DefaultMaxLive for 0
 }
 
 // Run simulates p to the end and returns its report.
@@ -216,10 +221,14 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	if opt.Arrivals > 0 && p.Workload.Arrive != model.ArrivePoisson && p.Workload.Arrive != model.ArriveRenewal {
 		return nil, fmt.Errorf("--arrivals needs an open workload (poisson or renewal)")
 	}
-	s := &Sim{p: p, opt: opt, noFastPath: opt.NoFastPath}
+	s := &Sim{p: p, opt: opt, noFastPath: opt.NoFastPath, maxLive: opt.MaxLive}
+	if s.maxLive == 0 {
+		s.maxLive = DefaultMaxLive
+	}
 	a := newStream()
 	a.seed(opt.Seed, kindArrival, 0, 0)
 	s.arrStream = a
+	s.hashSession, s.hashTurn = kindHash(opt.Seed, kindSession), kindHash(opt.Seed, kindTurn)
 	m := newStream()
 	m.seed(opt.Seed, kindMachine, 0, 0)
 	s.machineStream = m
@@ -239,6 +248,9 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	s.initStages()
 	s.initPools()
 	s.initDirty()
+	if !opt.NoFastPath {
+		s.compileProgram()
+	}
 	if err := s.initTrace(); err != nil {
 		return nil, err
 	}
@@ -411,7 +423,9 @@ func (s *Sim) recoverInternal() {
 
 // step is Step without the recover.
 func (s *Sim) step() bool {
-	if s.quietRun(1, math.Inf(1)) > 0 { // an engine iteration that changes nothing else (stepn.go)
+	// an engine iteration that changes nothing else (stepn.go); without
+	// engines there is none
+	if (len(s.engs) > 0 || s.noFastPath) && s.quietRun(1, math.Inf(1)) > 0 {
 		return !s.Done()
 	}
 	if len(s.cal) == 0 && s.deadlock() {
@@ -433,13 +447,20 @@ func (s *Sim) step() bool {
 		s.settle()
 	}
 	s.dropTop()
-	if s.err == nil {
+	if s.err == nil && (s.noFastPath || s.progressDue()) {
 		s.checkProgress()
 	}
 	if s.err == nil && s.draining && len(s.live) == 0 {
 		s.finishDrained()
 	}
 	return !s.Done()
+}
+
+// progressDue reports whether checkProgress after this event could do
+// anything: more sessions and legs live than the bound, or a window of
+// stallWindow events over (guard.go). Otherwise it would return at once.
+func (s *Sim) progressDue() bool {
+	return len(s.live)+len(s.legsLive) > s.maxLive || s.events-s.progress.windowEvent >= stallWindow
 }
 
 // RunUntil steps until the clock would pass t (or the run ends).
