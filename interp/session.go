@@ -38,20 +38,35 @@ const (
 // session is a session, or a fork leg of one (parent != nil). It is an
 // explicit continuation: frames over the model's blocks.
 type session struct {
-	serial uint64
-	gen    uint32 // bumped whenever a scheduled event about it goes stale
+	sessionVals // the fields without pointers: newSession clears them at once
+
 	attrs  []float64
 	frames []frame
-	state  sessState
 
 	stream     *stream // the session's own statements
 	turnStream *stream // init and turn blocks
 
-	parent  *session // a leg's session
-	legs    int      // legs running
-	joining bool     // waiting at a join
-	legNo   uint64   // legs forked so far (the counter of the leg streams)
-	legID   uint64   // a leg's number among its session's legs, from 1
+	parent *session // a leg's session
+
+	holds  []*holdInst // innermost last
+	leases []*holdInst // allocations that outlived their scope
+	cache  []*cacheEntry
+
+	waitHold   *holdInst
+	resumeHold *holdInst // set by a preemption: the hold re-executes
+	growHold   *holdInst // a pending growth
+}
+
+// sessionVals are a session's fields that hold no pointer.
+type sessionVals struct {
+	serial uint64
+	gen    uint32 // bumped whenever a scheduled event about it goes stale
+	state  sessState
+
+	legs    int    // legs running
+	joining bool   // waiting at a join
+	legNo   uint64 // legs forked so far (the counter of the leg streams)
+	legID   uint64 // a leg's number among its session's legs, from 1
 
 	turnStart float64
 	inTurn    bool
@@ -66,16 +81,9 @@ type session struct {
 	readyAt    float64
 	readyCount int
 
-	holds  []*holdInst // innermost last
-	leases []*holdInst // allocations that outlived their scope
-	cache  []*cacheEntry
-
 	admSeq      uint64 // latest admission
 	waitingHold bool
-	waitHold    *holdInst
-	resumeHold  *holdInst // set by a preemption: the hold re-executes
 	preempted   bool
-	growHold    *holdInst // a pending growth
 	growIdx     int
 	growBy      float64
 	lastTok     float64 // time of the last token (ITL)
@@ -87,17 +95,27 @@ type session struct {
 
 func (ss *session) top() *frame { return &ss.frames[len(ss.frames)-1] }
 
+// pushFrame pushes a frame over block b (cb its compiled form or nil). The
+// frame is zeroed in place and its fields set there: a frame built aside
+// and copied in costs a stalled copy on every turn.
+func (ss *session) pushFrame(b *model.Block, cb *cblock, kind frameKind, st *model.Stmt) {
+	ss.frames = append(ss.frames, frame{})
+	f := &ss.frames[len(ss.frames)-1]
+	f.b, f.cb, f.kind, f.st = b, cb, kind, st
+}
+
 func (s *Sim) newSession() *session {
 	var ss *session
 	if n := len(s.free); n > 0 {
 		ss = s.free[n-1]
 		s.free = s.free[:n-1]
+		// cleared in place: the values at once, the pointers one by one
+		// (the streams and the slices' arrays are kept for reuse)
 		gen := ss.gen + 1
-		attrs, frames, st, ts := ss.attrs, ss.frames[:0], ss.stream, ss.turnStream
-		holds, leases, cache := ss.holds[:0], ss.leases[:0], ss.cache[:0]
-		*ss = session{} // cleared in place, not built aside and copied
-		ss.gen, ss.attrs, ss.frames, ss.stream, ss.turnStream = gen, attrs, frames, st, ts
-		ss.holds, ss.leases, ss.cache = holds, leases, cache
+		ss.sessionVals = sessionVals{}
+		ss.gen = gen
+		ss.frames, ss.holds, ss.leases, ss.cache = ss.frames[:0], ss.holds[:0], ss.leases[:0], ss.cache[:0]
+		ss.parent, ss.waitHold, ss.resumeHold, ss.growHold = nil, nil, nil, nil
 		for i := range ss.attrs {
 			ss.attrs[i] = 0
 		}
@@ -114,15 +132,19 @@ func (s *Sim) startSession() {
 	ss.serial = s.arrivals - 1
 	ss.attrs[s.p.Builtin.Serial] = float64(ss.serial)
 	ss.stream.seedHashed(s.hashSession, kindSession, ss.serial, 0)
-	s.traceSession(ss)
+	if s.traceData != nil { // a trace workload
+		s.traceSession(ss)
+	}
 	ss.liveIdx = len(s.live)
 	s.live = append(s.live, ss)
 	s.liveAvg.Add(s.now, 1)
 	// init runs at arrival with the (session, 0) substream.
 	ss.turnStream.seedHashed(s.hashTurn, kindTurn, ss.serial, 0)
 	s.runInline(ss, s.p.Workload.Init, s.cprog.initBlock(), ss.turnStream)
-	s.claimGiven(ss)
-	ss.frames = append(ss.frames, frame{b: s.p.Workload.Session, cb: s.cprog.sessionBlock(), kind: fRoot})
+	if len(s.p.Claims) > 0 {
+		s.claimGiven(ss)
+	}
+	ss.pushFrame(s.p.Workload.Session, s.cprog.sessionBlock(), fRoot, nil)
 	s.trace(ss, "arrived", "", 0)
 	s.makeReady(ss)
 }
@@ -352,9 +374,9 @@ func (s *Sim) execStmt(ss *session, st *model.Stmt, cs *cstmt) bool {
 			}
 		}
 		if g == 1 {
-			ss.frames = append(ss.frames, frame{b: st.Body, cb: cs.bodyBlock()})
+			ss.pushFrame(st.Body, cs.bodyBlock(), fBlock, nil)
 		} else if st.Else != nil {
-			ss.frames = append(ss.frames, frame{b: st.Else, cb: cs.elseBlock()})
+			ss.pushFrame(st.Else, cs.elseBlock(), fBlock, nil)
 		}
 	case model.OpWhile:
 		g, ok := s.guard(ss, st, "while")
@@ -362,10 +384,10 @@ func (s *Sim) execStmt(ss *session, st *model.Stmt, cs *cstmt) bool {
 			return false
 		}
 		if g == 1 {
-			ss.frames = append(ss.frames, frame{b: st.Body, cb: cs.bodyBlock(), kind: fWhile, st: st})
+			ss.pushFrame(st.Body, cs.bodyBlock(), fWhile, st)
 		}
 	case model.OpLoop:
-		ss.frames = append(ss.frames, frame{b: st.Body, cb: cs.bodyBlock(), kind: fLoop, st: st})
+		ss.pushFrame(st.Body, cs.bodyBlock(), fLoop, st)
 	case model.OpChoose:
 		s.choose(ss, st)
 	case model.OpEnd:
@@ -409,7 +431,9 @@ func (s *Sim) turn(ss *session) {
 	}
 	ss.turns++
 	ss.turnStream.seedHashed(s.hashTurn, kindTurn, ss.serial, ss.turns)
-	s.traceNext(ss)
+	if s.traceData != nil {
+		s.traceNext(ss)
+	}
 	s.runInline(ss, s.p.Workload.Turn, s.cprog.turnBlock(), ss.turnStream)
 	if s.p.Server == nil {
 		return
@@ -417,7 +441,7 @@ func (s *Sim) turn(ss *session) {
 	ss.turnStart = s.now
 	ss.inTurn = true
 	ss.ttftDone = false
-	ss.frames = append(ss.frames, frame{b: s.p.Server, cb: s.cprog.serverBlock(), kind: fTurn})
+	ss.pushFrame(s.p.Server, s.cprog.serverBlock(), fTurn, nil)
 }
 
 func (s *Sim) choose(ss *session, st *model.Stmt) {
@@ -522,7 +546,7 @@ func (s *Sim) fork(ss *session, st *model.Stmt, body *cblock) {
 	ss.legNo++
 	leg.stream.seed(s.opt.Seed, kindLeg, ss.serial, ss.legNo)
 	leg.legID = ss.legNo
-	leg.frames = append(leg.frames, frame{b: st.Body, cb: body, kind: fRoot})
+	leg.pushFrame(st.Body, body, fRoot, nil)
 	ss.legs++
 	s.legsLive = append(s.legsLive, leg)
 	s.makeReady(leg)

@@ -328,7 +328,14 @@ func (s *Sim) push(ev event) {
 		c[i] = c[parent]
 		i = parent
 	}
-	c[i] = ev
+	c[i].put(&ev)
+}
+
+// put writes x into e field by field. The event being scheduled was just
+// built field by field (schedule); copied as a whole it would be read back
+// in wider loads than the stores that wrote it, which stalls each push.
+func (e *event) put(x *event) {
+	e.t, e.seq, e.kind, e.id, e.epoch, e.s, e.h = x.t, x.seq, x.kind, x.id, x.epoch, x.s, x.h
 }
 
 func evLess(a, b *event) bool {
@@ -373,7 +380,7 @@ func (s *Sim) siftDown(x event) {
 		c[i] = c[m]
 		i = m
 	}
-	c[i] = x
+	c[i].put(&x)
 }
 
 // take marks the calendar's top as the event being handled: the next push
