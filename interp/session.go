@@ -434,7 +434,9 @@ func (s *Sim) turn(ss *session) {
 	if s.traceData != nil {
 		s.traceNext(ss)
 	}
-	s.runInline(ss, s.p.Workload.Turn, s.cprog.turnBlock(), ss.turnStream)
+	if len(s.p.Workload.Turn.Stmts) > 0 {
+		s.runInline(ss, s.p.Workload.Turn, s.cprog.turnBlock(), ss.turnStream)
+	}
 	if s.p.Server == nil {
 		return
 	}
