@@ -442,7 +442,7 @@ func (s *Sim) step() bool {
 		s.finish()
 		return false
 	}
-	if s.cal[0].t > s.now {
+	if s.cal[0].t > s.now && len(s.gauges) > 0 { // endInstant reads the gauges alone
 		s.endInstant()
 	}
 	ev := s.cal[0]
