@@ -714,6 +714,17 @@ func (s *Sim) arrive() {
 		if !s.draining {
 			rate, _ := w.Arg.IsConst()
 			gap := -math.Log(1-s.arrStream.u()) / rate
+			if s.tracer == nil && !s.noFastPath {
+				// The session starts before the next arrival goes on the
+				// calendar: starting it schedules nothing and draws from
+				// other streams, so the calendar, its sequence numbers and
+				// every draw are the same, and the start's work overlaps
+				// the logarithm the push waits for (without a tracer, which
+				// could look at the calendar meanwhile).
+				s.startSession()
+				s.schedule(s.now+gap, evArrive, 0, 0, nil)
+				return
+			}
 			s.schedule(s.now+gap, evArrive, 0, 0, nil)
 		}
 	case model.ArriveRenewal:
