@@ -84,11 +84,15 @@
 // step, with evalWith's float operations in evalWith's order, and a
 // frame's sets and observes run in a row; the settle skips the admission,
 // the engines, the rescheduling and the progress guards when the program
-// has no pool, no engine, nothing marked or nothing due. Each is exact: a
-// run with [Options].NoFastPath scans and evaluates everything after
-// every event, compiles nothing, takes every iteration through the settle
-// and evicts block by block, and the differential tests hold the two to
-// the same steps and the same report bit for bit. [Options].Lean keeps
+// has no pool, no engine, nothing marked or nothing due; a Poisson
+// arrival starts its session before it pushes the next arrival (sim.go),
+// which leaves the calendar as it was and lets the start overlap the
+// logarithm the push waits for. Each is exact: a run with
+// [Options].NoFastPath scans and evaluates everything after every event,
+// compiles nothing, skips nothing, pushes the next arrival first, takes
+// every iteration through the settle and evicts block by block, and the
+// differential tests hold the two to the same steps and the same report
+// bit for bit. [Options].Lean keeps
 // only what the statistics need (stats.go): memory flat in the horizon but
 // for one value per observe sample.
 //
