@@ -73,19 +73,30 @@
 // do, in declaration order (dirty.go); a gauge that reads only pools'
 // states is kept as a tree of its subexpressions' values and re-evaluates
 // the nodes above a changed pool's leaves, up to where a value comes out
-// unchanged (gaugetree.go); a `choose` whose keys read only pools' states
-// keeps its candidates' keys in a tournament tree and reads again only the
+// unchanged (gaugetree.go; a sum's partial sums in a chain read in one
+// loop); a `choose` whose keys read only pools' states keeps its
+// candidates' keys in a tournament tree and reads again only the
 // candidates whose pools changed, taking the scan while a key is NaN or a
 // tracer notes every candidate (chooseindex.go); an engine's budget,
 // chunk and cost are evaluated again only when the context variables and
 // registers they read changed (memo.go); an eviction of whole blocks from
 // one lru entry takes them at once when the amounts are whole numbers
 // (pool.go: exact below 2^52); a quiet engine iteration skips the settle
-// altogether (below).
-// Each is exact: a run with [Options].NoFastPath scans and evaluates
-// everything after every event, takes every iteration through the settle
-// and evicts block by block, and the differential tests hold the two to
-// the same steps and the same report bit for bit. [Options].Lean keeps
+// altogether (below); the statements sessions run are compiled once
+// (compile.go): an expression of a common shape (a constant, an
+// attribute, the clock, `now - attr`, arithmetic over those, `~exp` of
+// one) is evaluated in one step, with evalWith's float operations in
+// evalWith's order, and a frame's sets and observes run in a row; the
+// settle skips the admission, the engines, the rescheduling and the
+// progress guards when the program has no pool, no engine, nothing marked
+// or nothing due; a Poisson arrival starts its session before it pushes
+// the next arrival (sim.go), which leaves the calendar as it was and lets
+// the start overlap the logarithm the push waits for. Each is exact: a
+// run with [Options].NoFastPath scans and evaluates everything after
+// every event, compiles nothing, skips nothing, pushes the next arrival
+// first, takes every iteration through the settle and evicts block by
+// block, and the differential tests hold the two to the same steps and
+// the same report bit for bit. [Options].Lean keeps
 // only what the statistics need (stats.go): memory flat in the horizon but
 // for one value per observe sample.
 //
@@ -145,6 +156,7 @@
 //   - session.go: sessions as continuations, running a statement, settling.
 //   - eval.go: evaluating an expression (the operators' semantics are
 //     model.EvalOp's; eval_agree_test.go checks the two agree).
+//   - compile.go: the session blocks' statements in specialised forms.
 //   - stage.go, flow.go, share.go: fifo, delay and ps stages; flows across
 //     ps stages and their max-min or bottleneck rates.
 //   - pool.go, hold.go: pools, holds, admission queues, prefix caches,

@@ -35,6 +35,7 @@ type stream struct {
 	pcg     rand.PCG
 	key     [4]uint64 // (seed, kind, a, b) of a seed not yet applied
 	pending bool      // key names the stream; pcg is not seeded yet
+	hashed  bool      // key[0] is kindHash(seed, kind), not the seed
 }
 
 func newStream() *stream { return &stream{} }
@@ -42,13 +43,26 @@ func newStream() *stream { return &stream{} }
 // seed resets the stream to the one named by (seed, kind, a, b).
 func (s *stream) seed(seed, kind, a, b uint64) {
 	s.key = [4]uint64{seed, kind, a, b}
-	s.pending = true
+	s.pending, s.hashed = true, false
 }
+
+// seedHashed is seed with the (seed, kind) part of the hash done once by
+// the caller: h is kindHash(seed, kind). The stream is the same.
+func (s *stream) seedHashed(h, kind, a, b uint64) {
+	s.key = [4]uint64{h, kind, a, b}
+	s.pending, s.hashed = true, true
+}
+
+// kindHash is the part of a stream's seed that depends on the seed and
+// the kind alone.
+func kindHash(seed, kind uint64) uint64 { return splitmix64(seed ^ splitmix64(kind)) }
 
 // apply seeds the PCG from the pending key.
 func (s *stream) apply() {
-	seed, kind, a, b := s.key[0], s.key[1], s.key[2], s.key[3]
-	h := splitmix64(seed ^ splitmix64(kind))
+	h, kind, a, b := s.key[0], s.key[1], s.key[2], s.key[3]
+	if !s.hashed {
+		h = kindHash(h, kind)
+	}
 	s.pcg.Seed(splitmix64(h^splitmix64(a)), splitmix64(h^splitmix64(b)+kind))
 	s.pending = false
 }

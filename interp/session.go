@@ -20,6 +20,7 @@ const (
 
 type frame struct {
 	b    *model.Block
+	cb   *cblock // b's compiled statements (compile.go), nil on the reference path
 	pc   int
 	kind frameKind
 	st   *model.Stmt
@@ -37,20 +38,35 @@ const (
 // session is a session, or a fork leg of one (parent != nil). It is an
 // explicit continuation: frames over the model's blocks.
 type session struct {
-	serial uint64
-	gen    uint32 // bumped whenever a scheduled event about it goes stale
+	sessionVals // the fields without pointers: newSession clears them at once
+
 	attrs  []float64
 	frames []frame
-	state  sessState
 
 	stream     *stream // the session's own statements
 	turnStream *stream // init and turn blocks
 
-	parent  *session // a leg's session
-	legs    int      // legs running
-	joining bool     // waiting at a join
-	legNo   uint64   // legs forked so far (the counter of the leg streams)
-	legID   uint64   // a leg's number among its session's legs, from 1
+	parent *session // a leg's session
+
+	holds  []*holdInst // innermost last
+	leases []*holdInst // allocations that outlived their scope
+	cache  []*cacheEntry
+
+	waitHold   *holdInst
+	resumeHold *holdInst // set by a preemption: the hold re-executes
+	growHold   *holdInst // a pending growth
+}
+
+// sessionVals are a session's fields that hold no pointer.
+type sessionVals struct {
+	serial uint64
+	gen    uint32 // bumped whenever a scheduled event about it goes stale
+	state  sessState
+
+	legs    int    // legs running
+	joining bool   // waiting at a join
+	legNo   uint64 // legs forked so far (the counter of the leg streams)
+	legID   uint64 // a leg's number among its session's legs, from 1
 
 	turnStart float64
 	inTurn    bool
@@ -65,16 +81,9 @@ type session struct {
 	readyAt    float64
 	readyCount int
 
-	holds  []*holdInst // innermost last
-	leases []*holdInst // allocations that outlived their scope
-	cache  []*cacheEntry
-
 	admSeq      uint64 // latest admission
 	waitingHold bool
-	waitHold    *holdInst
-	resumeHold  *holdInst // set by a preemption: the hold re-executes
 	preempted   bool
-	growHold    *holdInst // a pending growth
 	growIdx     int
 	growBy      float64
 	lastTok     float64 // time of the last token (ITL)
@@ -86,17 +95,27 @@ type session struct {
 
 func (ss *session) top() *frame { return &ss.frames[len(ss.frames)-1] }
 
+// pushFrame pushes a frame over block b (cb its compiled form or nil). The
+// frame is zeroed in place and its fields set there: a frame built aside
+// and copied in costs a stalled copy on every turn.
+func (ss *session) pushFrame(b *model.Block, cb *cblock, kind frameKind, st *model.Stmt) {
+	ss.frames = append(ss.frames, frame{})
+	f := &ss.frames[len(ss.frames)-1]
+	f.b, f.cb, f.kind, f.st = b, cb, kind, st
+}
+
 func (s *Sim) newSession() *session {
 	var ss *session
 	if n := len(s.free); n > 0 {
 		ss = s.free[n-1]
 		s.free = s.free[:n-1]
+		// cleared in place: the values at once, the pointers one by one
+		// (the streams and the slices' arrays are kept for reuse)
 		gen := ss.gen + 1
-		attrs, frames, st, ts := ss.attrs, ss.frames[:0], ss.stream, ss.turnStream
-		holds, leases, cache := ss.holds[:0], ss.leases[:0], ss.cache[:0]
-		*ss = session{} // cleared in place, not built aside and copied
-		ss.gen, ss.attrs, ss.frames, ss.stream, ss.turnStream = gen, attrs, frames, st, ts
-		ss.holds, ss.leases, ss.cache = holds, leases, cache
+		ss.sessionVals = sessionVals{}
+		ss.gen = gen
+		ss.frames, ss.holds, ss.leases, ss.cache = ss.frames[:0], ss.holds[:0], ss.leases[:0], ss.cache[:0]
+		ss.parent, ss.waitHold, ss.resumeHold, ss.growHold = nil, nil, nil, nil
 		for i := range ss.attrs {
 			ss.attrs[i] = 0
 		}
@@ -112,22 +131,38 @@ func (s *Sim) startSession() {
 	ss := s.newSession()
 	ss.serial = s.arrivals - 1
 	ss.attrs[s.p.Builtin.Serial] = float64(ss.serial)
-	ss.stream.seed(s.opt.Seed, kindSession, ss.serial, 0)
-	s.traceSession(ss)
+	ss.stream.seedHashed(s.hashSession, kindSession, ss.serial, 0)
+	if s.traceData != nil { // a trace workload
+		s.traceSession(ss)
+	}
 	ss.liveIdx = len(s.live)
 	s.live = append(s.live, ss)
 	s.liveAvg.Add(s.now, 1)
 	// init runs at arrival with the (session, 0) substream.
-	ss.turnStream.seed(s.opt.Seed, kindTurn, ss.serial, 0)
-	s.runInline(ss, s.p.Workload.Init, ss.turnStream)
-	s.claimGiven(ss)
-	ss.frames = append(ss.frames, frame{b: s.p.Workload.Session, kind: fRoot})
+	ss.turnStream.seedHashed(s.hashTurn, kindTurn, ss.serial, 0)
+	s.runInline(ss, s.p.Workload.Init, s.cprog.initBlock(), ss.turnStream)
+	if len(s.p.Claims) > 0 {
+		s.claimGiven(ss)
+	}
+	ss.pushFrame(s.p.Workload.Session, s.cprog.sessionBlock(), fRoot, nil)
 	s.trace(ss, "arrived", "", 0)
 	s.makeReady(ss)
 }
 
-// runInline runs a block of commands (init/turn) at once.
-func (s *Sim) runInline(ss *session, b *model.Block, st *stream) {
+// runInline runs a block of commands (init/turn) at once; cb is its
+// compiled form or nil.
+func (s *Sim) runInline(ss *session, b *model.Block, cb *cblock, st *stream) {
+	if cb != nil {
+		for i := range cb.stmts {
+			switch cs := &cb.stmts[i]; cs.op {
+			case model.OpSet:
+				ss.attrs[cs.slot] = s.cval(&cs.val, ss, st)
+			case model.OpObserve:
+				s.observe(ss, cs.slot, s.cval(&cs.val, ss, st))
+			}
+		}
+		return
+	}
 	for _, stmt := range b.Stmts {
 		switch stmt.Op {
 		case model.OpSet:
@@ -148,8 +183,13 @@ func (s *Sim) observe(ss *session, slot int, v float64) {
 	if !s.warm {
 		return
 	}
+	o := &s.obs[slot]
+	if o.lean && s.opt.Dump == nil {
+		o.addLean(v) // the value alone: no time, session or turn is kept
+		return
+	}
 	turn := uint32(ss.attrs[s.p.Builtin.TurnNo])
-	s.obs[slot].Add(s.now, ss.serial, turn, v)
+	o.Add(s.now, ss.serial, turn, v)
 	if s.opt.Dump != nil {
 		s.opt.Dump.Sample(slot, Sample{Time: s.now, Session: ss.serial, Turn: turn, Value: v})
 	}
@@ -185,17 +225,23 @@ func (s *Sim) settle() {
 		if s.err != nil {
 			return
 		}
-		if s.admitSettle() {
+		// without pools nothing is admitted; without engines none starts
+		// (the reference path asks all the same)
+		if (len(s.pools) > 0 || s.noFastPath) && s.admitSettle() {
 			continue
 		}
-		if !s.startEngines() {
+		if len(s.engs) == 0 && !s.noFastPath || !s.startEngines() {
 			break
 		}
 	}
 	if s.err != nil {
 		return
 	}
-	s.reschedule()
+	// reschedule looks only at the ps stages and flows marked (but for
+	// the reference path, which looks at all)
+	if s.noFastPath || !s.dirtyStages.empty() || len(s.flows.touched) > 0 {
+		s.reschedule()
+	}
 }
 
 const maxStatements = 1000000
@@ -220,6 +266,37 @@ func (s *Sim) exec(ss *session) {
 			}
 			continue
 		}
+		if f.cb == nil && s.cprog != nil {
+			f.cb = s.cprog.of(f.b) // a frame pushed without it (a hold's body)
+		}
+		var cs *cstmt
+		if cb := f.cb; cb != nil {
+			// the frame's sets and observes in a row, in their compiled
+			// forms, as execStmt runs them
+			for cs = &cb.stmts[f.pc]; cs.op == model.OpSet || cs.op == model.OpObserve; cs = &cb.stmts[f.pc] {
+				f.pc++
+				if steps++; steps > maxStatements {
+					s.fail(ss, cs.st.Pos, "ran %d statements without blocking: a livelock", maxStatements)
+					return
+				}
+				s.curStmt = cs.st
+				v := s.cval(&cs.val, ss, ss.stream)
+				if cs.op == model.OpSet {
+					ss.attrs[cs.slot] = v
+				} else {
+					s.observe(ss, cs.slot, v)
+				}
+				if s.err != nil {
+					return
+				}
+				if f.pc >= len(cb.stmts) {
+					break
+				}
+			}
+			if f.pc >= len(cb.stmts) {
+				continue // the frame's end, above
+			}
+		}
 		st := f.b.Stmts[f.pc]
 		f.pc++
 		steps++
@@ -228,7 +305,7 @@ func (s *Sim) exec(ss *session) {
 			return
 		}
 		s.curStmt = st
-		if !s.execStmt(ss, st) {
+		if !s.execStmt(ss, st, cs) {
 			return
 		}
 	}
@@ -278,13 +355,14 @@ func (s *Sim) guard(ss *session, st *model.Stmt, what string) (float64, bool) {
 	return g, true
 }
 
-// execStmt runs one statement; false means the session blocked or ended.
-func (s *Sim) execStmt(ss *session, st *model.Stmt) bool {
+// execStmt runs one statement, cs its compiled form or nil; false means
+// the session blocked or ended.
+func (s *Sim) execStmt(ss *session, st *model.Stmt, cs *cstmt) bool {
 	switch st.Op {
 	case model.OpSet:
-		ss.attrs[st.Slot] = s.eval(st.Value, ss)
+		ss.attrs[st.Slot] = s.value(cs, st.Value, ss)
 	case model.OpObserve:
-		s.observe(ss, st.Slot, s.eval(st.Value, ss))
+		s.observe(ss, st.Slot, s.value(cs, st.Value, ss))
 	case model.OpBranch:
 		var g float64
 		if st.Value.Op == model.EDraw && st.Value.Fn == model.DBernoulli {
@@ -296,9 +374,9 @@ func (s *Sim) execStmt(ss *session, st *model.Stmt) bool {
 			}
 		}
 		if g == 1 {
-			ss.frames = append(ss.frames, frame{b: st.Body})
+			ss.pushFrame(st.Body, cs.bodyBlock(), fBlock, nil)
 		} else if st.Else != nil {
-			ss.frames = append(ss.frames, frame{b: st.Else})
+			ss.pushFrame(st.Else, cs.elseBlock(), fBlock, nil)
 		}
 	case model.OpWhile:
 		g, ok := s.guard(ss, st, "while")
@@ -306,10 +384,10 @@ func (s *Sim) execStmt(ss *session, st *model.Stmt) bool {
 			return false
 		}
 		if g == 1 {
-			ss.frames = append(ss.frames, frame{b: st.Body, kind: fWhile, st: st})
+			ss.pushFrame(st.Body, cs.bodyBlock(), fWhile, st)
 		}
 	case model.OpLoop:
-		ss.frames = append(ss.frames, frame{b: st.Body, kind: fLoop, st: st})
+		ss.pushFrame(st.Body, cs.bodyBlock(), fLoop, st)
 	case model.OpChoose:
 		s.choose(ss, st)
 	case model.OpEnd:
@@ -322,9 +400,9 @@ func (s *Sim) execStmt(ss *session, st *model.Stmt) bool {
 	case model.OpTurn:
 		s.turn(ss)
 	case model.OpRun:
-		return s.run(ss, st)
+		return s.runWork(ss, st, s.value(cs, st.Value, ss))
 	case model.OpFork:
-		s.fork(ss, st)
+		s.fork(ss, st, cs.bodyBlock())
 	case model.OpJoin:
 		if ss.legs > 0 {
 			ss.joining = true
@@ -352,16 +430,20 @@ func (s *Sim) turn(ss *session) {
 		s.turns++
 	}
 	ss.turns++
-	ss.turnStream.seed(s.opt.Seed, kindTurn, ss.serial, ss.turns)
-	s.traceNext(ss)
-	s.runInline(ss, s.p.Workload.Turn, ss.turnStream)
+	ss.turnStream.seedHashed(s.hashTurn, kindTurn, ss.serial, ss.turns)
+	if s.traceData != nil {
+		s.traceNext(ss)
+	}
+	if len(s.p.Workload.Turn.Stmts) > 0 {
+		s.runInline(ss, s.p.Workload.Turn, s.cprog.turnBlock(), ss.turnStream)
+	}
 	if s.p.Server == nil {
 		return
 	}
 	ss.turnStart = s.now
 	ss.inTurn = true
 	ss.ttftDone = false
-	ss.frames = append(ss.frames, frame{b: s.p.Server, kind: fTurn})
+	ss.pushFrame(s.p.Server, s.cprog.serverBlock(), fTurn, nil)
 }
 
 func (s *Sim) choose(ss *session, st *model.Stmt) {
@@ -468,14 +550,14 @@ func (s *Sim) endThread(ss *session) {
 	ss.gen++
 }
 
-func (s *Sim) fork(ss *session, st *model.Stmt) {
+func (s *Sim) fork(ss *session, st *model.Stmt, body *cblock) {
 	leg := &session{attrs: append([]float64(nil), ss.attrs...), stream: newStream(), parent: ss}
 	leg.job.stage, leg.job.flow = -1, -1
 	leg.serial = ss.serial
 	ss.legNo++
 	leg.stream.seed(s.opt.Seed, kindLeg, ss.serial, ss.legNo)
 	leg.legID = ss.legNo
-	leg.frames = append(leg.frames, frame{b: st.Body, kind: fRoot})
+	leg.pushFrame(st.Body, body, fRoot, nil)
 	ss.legs++
 	s.legsLive = append(s.legsLive, leg)
 	s.makeReady(leg)

@@ -23,10 +23,11 @@ type Options struct {
 
 	// NoFastPath takes the reference path, for tests: every pool, engine,
 	// stage and gauge scanned after every event, every expression
-	// evaluated afresh (a `choose`'s keys for every candidate), every
-	// engine iteration taken through the settle, cache evicted block by
-	// block. The results are the same, bit for bit (the differential tests
-	// hold them to it); only the speed differs.
+	// evaluated afresh by the general evaluator (no statement compiled, a
+	// `choose`'s keys for every candidate), every engine iteration taken
+	// through the settle, cache evicted block by block. The results are the
+	// same, bit for bit (the differential tests hold them to it); only the
+	// speed differs.
 	NoFastPath bool
 
 	// Lean keeps only what the report's statistics need, so a run's memory
@@ -166,6 +167,8 @@ type Sim struct {
 
 	// Random streams not of a session (rng.go).
 	arrStream     *stream // arrivals
+	hashSession   uint64  // kindHash of the seed and kindSession: the sessions' streams are seeded with it
+	hashTurn      uint64  // kindHash of the seed and kindTurn
 	machineStream *stream // the machine's draws: an engine's `tokens cap` and `execute`, a ps capacity
 
 	// Evaluation context.
@@ -181,6 +184,7 @@ type Sim struct {
 
 	// The fast paths (dirty.go): what the settle looks at after an event.
 	noFastPath  bool    // Options.NoFastPath: scan everything after every event
+	cprog       *cprog  // the session blocks' compiled statements (compile.go); nil with NoFastPath
 	dirtyPools  bitset  // pools the settle's admission looks at
 	dirtyEngs   bitset  // engines startEngines looks at
 	dirtyStages bitset  // ps stages reschedule looks at
@@ -197,6 +201,7 @@ type Sim struct {
 	choiceKeys []string // the keys of a `choose` being traced (debug.go)
 	traceIters bool     // trace every engine iteration's batch
 	progress   progressGuard
+	maxLive    int // Options.MaxLive, DefaultMaxLive for 0
 }
 
 // Run simulates p to the end and returns its report.
@@ -222,10 +227,14 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	if opt.Arrivals > 0 && p.Workload.Arrive != model.ArrivePoisson && p.Workload.Arrive != model.ArriveRenewal {
 		return nil, fmt.Errorf("--arrivals needs an open workload (poisson or renewal)")
 	}
-	s := &Sim{p: p, opt: opt, noFastPath: opt.NoFastPath}
+	s := &Sim{p: p, opt: opt, noFastPath: opt.NoFastPath, maxLive: opt.MaxLive}
+	if s.maxLive == 0 {
+		s.maxLive = DefaultMaxLive
+	}
 	a := newStream()
 	a.seed(opt.Seed, kindArrival, 0, 0)
 	s.arrStream = a
+	s.hashSession, s.hashTurn = kindHash(opt.Seed, kindSession), kindHash(opt.Seed, kindTurn)
 	m := newStream()
 	m.seed(opt.Seed, kindMachine, 0, 0)
 	s.machineStream = m
@@ -245,6 +254,9 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	s.initStages()
 	s.initPools()
 	s.initDirty()
+	if !opt.NoFastPath {
+		s.compileProgram()
+	}
 	if err := s.initTrace(); err != nil {
 		return nil, err
 	}
@@ -322,7 +334,14 @@ func (s *Sim) push(ev event) {
 		c[i] = c[parent]
 		i = parent
 	}
-	c[i] = ev
+	c[i].put(&ev)
+}
+
+// put writes x into e field by field. The event being scheduled was just
+// built field by field (schedule); copied as a whole it would be read back
+// in wider loads than the stores that wrote it, which stalls each push.
+func (e *event) put(x *event) {
+	e.t, e.seq, e.kind, e.id, e.epoch, e.s, e.h = x.t, x.seq, x.kind, x.id, x.epoch, x.s, x.h
 }
 
 func evLess(a, b *event) bool {
@@ -367,7 +386,7 @@ func (s *Sim) siftDown(x event) {
 		c[i] = c[m]
 		i = m
 	}
-	c[i] = x
+	c[i].put(&x)
 }
 
 // take marks the calendar's top as the event being handled: the next push
@@ -417,7 +436,9 @@ func (s *Sim) recoverInternal() {
 
 // step is Step without the recover.
 func (s *Sim) step() bool {
-	if s.quietRun(1, math.Inf(1)) > 0 { // an engine iteration that changes nothing else (stepn.go)
+	// an engine iteration that changes nothing else (stepn.go); without
+	// engines there is none
+	if (len(s.engs) > 0 || s.noFastPath) && s.quietRun(1, math.Inf(1)) > 0 {
 		return !s.Done()
 	}
 	if len(s.cal) == 0 && s.deadlock() {
@@ -427,7 +448,7 @@ func (s *Sim) step() bool {
 		s.finish()
 		return false
 	}
-	if s.cal[0].t > s.now {
+	if s.cal[0].t > s.now && len(s.gauges) > 0 { // endInstant reads the gauges alone
 		s.endInstant()
 	}
 	ev := s.cal[0]
@@ -439,13 +460,20 @@ func (s *Sim) step() bool {
 		s.settle()
 	}
 	s.dropTop()
-	if s.err == nil {
+	if s.err == nil && (s.noFastPath || s.progressDue()) {
 		s.checkProgress()
 	}
 	if s.err == nil && s.draining && len(s.live) == 0 {
 		s.finishDrained()
 	}
 	return !s.Done()
+}
+
+// progressDue reports whether checkProgress after this event could do
+// anything: more sessions and legs live than the bound, or a window of
+// stallWindow events over (guard.go). Otherwise it would return at once.
+func (s *Sim) progressDue() bool {
+	return len(s.live)+len(s.legsLive) > s.maxLive || s.events-s.progress.windowEvent >= stallWindow
 }
 
 // RunUntil steps until the clock would pass t (or the run ends).
@@ -692,6 +720,17 @@ func (s *Sim) arrive() {
 		if !s.draining {
 			rate, _ := w.Arg.IsConst()
 			gap := -math.Log(1-s.arrStream.u()) / rate
+			if s.tracer == nil && !s.noFastPath {
+				// The session starts before the next arrival goes on the
+				// calendar: starting it schedules nothing and draws from
+				// other streams, so the calendar, its sequence numbers and
+				// every draw are the same, and the start's work overlaps
+				// the logarithm the push waits for (without a tracer, which
+				// could look at the calendar meanwhile).
+				s.startSession()
+				s.schedule(s.now+gap, evArrive, 0, 0, nil)
+				return
+			}
 			s.schedule(s.now+gap, evArrive, 0, 0, nil)
 		}
 	case model.ArriveRenewal:

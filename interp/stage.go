@@ -89,7 +89,11 @@ func (s *Sim) runError(ss *session, st *model.Stmt, what string, x float64) {
 
 // run starts a run statement's job; false means the session blocked.
 func (s *Sim) run(ss *session, st *model.Stmt) bool {
-	work := s.eval(st.Value, ss)
+	return s.runWork(ss, st, s.eval(st.Value, ss))
+}
+
+// runWork is run with the statement's work evaluated.
+func (s *Sim) runWork(ss *session, st *model.Stmt, work float64) bool {
 	if math.IsNaN(work) || work < 0 {
 		s.runError(ss, st, "the work of `run`", work)
 		return false

@@ -301,6 +301,12 @@ func (o *ObserveStat) Add(t float64, session uint64, turn uint32, v float64) {
 	o.samples.add(Sample{Time: t, Session: session, Turn: turn, Value: v})
 }
 
+// addLean is Add on a lean ObserveStat, which keeps the value alone.
+func (o *ObserveStat) addLean(v float64) {
+	o.w.Add(v)
+	o.vals.add(v)
+}
+
 // Count is the number of samples.
 func (o *ObserveStat) Count() uint64 { return o.w.Count() }
 
