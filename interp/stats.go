@@ -111,6 +111,23 @@ func (a *batchSums) add(x float64) {
 	}
 }
 
+// addAll adds the values vs in order, as add of each would: a batch's
+// part of them summed in one loop.
+func (a *batchSums) addAll(vs []float64) {
+	for len(vs) > 0 && a.b < len(a.sums) {
+		k := min(len(vs), a.size-a.j)
+		s := a.sums[a.b]
+		for _, x := range vs[:k] {
+			s += x
+		}
+		a.sums[a.b] = s
+		vs = vs[k:]
+		if a.j += k; a.j == a.size {
+			a.b, a.j = a.b+1, 0
+		}
+	}
+}
+
 // halfWidth is BatchMeansHalfWidth from the sums (size >= 1, >= 2 batches).
 func (a *batchSums) halfWidth() float64 {
 	batches := len(a.sums)
@@ -427,11 +444,13 @@ func (o *ObserveStat) row(name string, test bool, buf *[]int64) ObserveRow {
 	keys := (*buf)[:0]
 	zero := true
 	o.eachValues(func(vs []float64) {
-		for _, x := range vs {
-			if withCI {
-				sums.add(x)
-			}
-			keys = append(keys, statTotalKey(x))
+		if withCI {
+			sums.addAll(vs)
+		}
+		at := len(keys)
+		keys = keys[:at+len(vs)]
+		for i, x := range vs {
+			keys[at+i] = statTotalKey(x)
 			zero = zero && x == 0
 		}
 	})
