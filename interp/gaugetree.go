@@ -36,19 +36,20 @@ import (
 // next term is unchanged, the rest of the chain is as it was.
 
 type gaugeTree struct {
-	nodes []gaugeNode // children before parents; the root last
+	nodes   []gaugeNode   // children before parents; the root last
+	shadows []*model.Expr // by node: inner, the node over its children's values; a leaf or a constant, its expression
 	stale bitset      // the nodes to evaluate at the next reading
 	root  int32
 	vals  *session // attrs: the nodes' values
 }
 
+// gaugeNode is a node's shape, 20 bytes: a reading walks the nodes, and
+// at 32 instances a gauge's tree is a few hundred of them.
 type gaugeNode struct {
 	op     gaugeOp
-	pool   int32       // a leaf reading a pool: its index; else -1
-	parent int32       // -1 at the root
-	a, b   int32       // a binary node's children
-	end    int32       // a chain's partial sum: the chain's last node
-	shadow *model.Expr // inner: the node over its children's values; leaf: the expression
+	parent int32 // -1 at the root
+	a, b   int32 // a binary node's children; a leaf: its pool and its observable (model.Func)
+	end    int32 // a chain's partial sum: the chain's last node
 }
 
 // gaugeOp is how a node is evaluated.
@@ -90,7 +91,12 @@ func (s *Sim) buildGaugeTree(g int, e *model.Expr) {
 			if pool >= 0 {
 				op = gaugeLeaf
 			}
-			t.nodes = append(t.nodes, gaugeNode{op: op, shadow: e, parent: -1, pool: pool})
+			nd := gaugeNode{op: op, parent: -1}
+			if pool >= 0 {
+				nd.a, nd.b = pool, int32(e.Fn)
+			}
+			t.nodes = append(t.nodes, nd)
+			t.shadows = append(t.shadows, e)
 			return n
 		}
 		if terms := sumTerms(e); len(terms) > 2 {
@@ -180,7 +186,7 @@ func (s *Sim) gaugeInner(t *gaugeTree, e *model.Expr, kids []int32) int32 {
 		t.nodes[c].parent = n
 		sh.Args[k] = &model.Expr{Op: model.EAttr, Slot: int(c)}
 	}
-	nd := gaugeNode{op: gaugeEval, shadow: &sh, parent: -1, pool: -1}
+	nd := gaugeNode{op: gaugeEval, parent: -1}
 	if len(kids) == 2 {
 		nd.a, nd.b = kids[0], kids[1]
 		switch {
@@ -199,6 +205,7 @@ func (s *Sim) gaugeInner(t *gaugeTree, e *model.Expr, kids []int32) int32 {
 		}
 	}
 	t.nodes = append(t.nodes, nd)
+	t.shadows = append(t.shadows, &sh)
 	return n
 }
 
@@ -227,9 +234,9 @@ func (s *Sim) readGauge(g int) float64 {
 			var x float64
 			switch nd.op {
 			case gaugeLeaf:
-				x = s.poolObservable(&s.pools[nd.pool], nd.shadow.Fn, nil)
+				x = s.poolObservable(&s.pools[nd.a], model.Func(nd.b), nil)
 			case gaugeNum:
-				x = nd.shadow.Num
+				x = t.shadows[i].Num
 			case gaugeAdd:
 				x = v[nd.a] + v[nd.b]
 			case gaugeSub:
@@ -246,7 +253,7 @@ func (s *Sim) readGauge(g int) float64 {
 				s.readChain(t, i)
 				continue
 			default:
-				x = s.evalWith(nd.shadow, t.vals, s.machineStream)
+				x = s.evalWith(t.shadows[i], t.vals, s.machineStream)
 			}
 			if math.Float64bits(x) != math.Float64bits(v[i]) {
 				v[i] = x
