@@ -38,9 +38,9 @@ import (
 type gaugeTree struct {
 	nodes   []gaugeNode   // children before parents; the root last
 	shadows []*model.Expr // by node: inner, the node over its children's values; a leaf or a constant, its expression
-	stale bitset      // the nodes to evaluate at the next reading
-	root  int32
-	vals  *session // attrs: the nodes' values
+	stale   bitset        // the nodes to evaluate at the next reading
+	root    int32
+	vals    *session // attrs: the nodes' values
 }
 
 // gaugeNode is a node's shape, 20 bytes: a reading walks the nodes, and
