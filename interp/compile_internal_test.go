@@ -5,31 +5,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/serq/serq/internal/testutil"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
 )
 
-// TestCompiledForms: each statement of the compiled-forms program
-// (compile_test.go's, here the server's and the init's) gets the form
-// meant for its expression, so that the differential test of the
-// program covers every form.
+// TestCompiledForms: each statement of testutil.CompiledProgram (the
+// init's and the server's) gets the form meant for its expression — the
+// branch, hold, fork and join none, their bodies being blocks of their own
+// — so that the differential test of the program (TestFastPathCompiled)
+// covers every form.
 func TestCompiledForms(t *testing.T) {
-	src := `fn main() {
-  stage s : fifo;
-  workload { arrive poisson(1); init { set t0 = now; set a = ~exp(0.5); set b = ~exp(a); set c = a * b + 1; set k = 2; } }
-  server {
-    run s (cost(s, a));
-    observe wait = now - t0;
-    observe less = now - t0 - a;
-    observe ratio = a / b;
-    observe mix = (a - b) * c;
-    observe fma = a * b + c;
-    observe clock = now;
-    observe sq = sqrt(a);
-  }
-}
-`
-	p, err := lang.LoadSource("forms.sq", []byte(src), lang.Options{Lib: lib.FS})
+	p, err := lang.LoadSource("forms.sq", []byte(testutil.CompiledProgram), lang.Options{Lib: lib.FS})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +34,8 @@ func TestCompiledForms(t *testing.T) {
 	if d := cmp.Diff([]xform{xNow, xExpNum, xExp, xBin2, xNum}, forms(s.cprog.init)); d != "" {
 		t.Errorf("init forms (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]xform{xAttr, xNowSubAttr, xNowSubAttrAttr, xBin, xBin2, xBin2, xNow, xGeneric}, forms(s.cprog.server)); d != "" {
+	if d := cmp.Diff([]xform{xNow, xAttr, xNowSubAttr, xNowSubAttrAttr, xBin, xBin2, xBin2, xAttr, xNow, xNum, xGeneric,
+		xGeneric, xGeneric, xGeneric, xGeneric}, forms(s.cprog.server)); d != "" {
 		t.Errorf("server forms (-want +got):\n%s", d)
 	}
 	if ref, _ := New(p, Options{Horizon: 1, NoFastPath: true}); ref.cprog != nil {

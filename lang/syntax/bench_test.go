@@ -5,9 +5,23 @@ import (
 	"testing"
 
 	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
 )
 
 const seedPath = "../../examples/pd-disaggregation/llmd_nixl_pull.sq"
+
+// lexAll reads lx to its end.
+func lexAll(b *testing.B, lx lexer.Lexer) {
+	for {
+		t, err := lx.Next()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if t.EOF() {
+			break
+		}
+	}
+}
 
 // BenchmarkLexSeed lexes the seed program to its end.
 func BenchmarkLexSeed(b *testing.B) {
@@ -19,15 +33,7 @@ func BenchmarkLexSeed(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		lx, _ := sqLexer.LexBytes("seed.sq", src)
-		for {
-			t, err := lx.Next()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if t.EOF() {
-				break
-			}
-		}
+		lexAll(b, lx)
 	}
 }
 
@@ -42,15 +48,7 @@ func BenchmarkLexSeedRegexp(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		lx, _ := regexpLexer.LexString("seed.sq", string(src))
-		for {
-			t, err := lx.Next()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if t.EOF() {
-				break
-			}
-		}
+		lexAll(b, lx)
 	}
 }
 
