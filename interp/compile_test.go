@@ -7,7 +7,6 @@ import (
 	"github.com/serq/serq/interp"
 )
 
-
 // TestFastPathCompiled holds the compiled statements to the reference
 // path's evalWith (Options.NoFastPath compiles nothing): the same steps
 // and the same report, bit for bit.
