@@ -103,6 +103,19 @@ func (c *valueChunk) len() int { return len(c.f32) + len(c.f64) }
 func (l *valueLog) len() int { return l.n }
 
 func (l *valueLog) add(x float64) {
+	// the common case first: a float64 chunk with room
+	if k := len(l.chunks) - 1; k >= 0 {
+		if c := &l.chunks[k]; c.f64 != nil && len(c.f64) < logChunk {
+			c.f64 = append(c.f64, x)
+			l.n++
+			return
+		}
+	}
+	l.addSlow(x)
+}
+
+// addSlow is add into a float32 chunk, a full one or none.
+func (l *valueLog) addSlow(x float64) {
 	k := len(l.chunks)
 	if k == 0 || l.chunks[k-1].len() == logChunk {
 		l.chunks = append(l.chunks, valueChunk{f32: make([]float32, 0, logChunk)})
