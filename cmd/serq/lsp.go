@@ -24,6 +24,7 @@ func (c *lspCmd) Run(e *env) error {
 	if len(e.progArgs) > 0 {
 		return usagef("unexpected argument `%s`\nhelp: serq lsp takes no arguments; an editor starts it", e.progArgs[0])
 	}
+	loadedGC() // a long-lived server: the default target, not the start's (startGC)
 	lsp.Serve(context.Background(), stdio{}, version, e.stderr)
 	return nil
 }

@@ -71,7 +71,8 @@ func runWithProgress(sim *interp.Sim, stderr io.Writer, in *interrupts, failed f
 // load — allocates a few megabytes that mostly stay live, and at the
 // default target a collection falls in it, about 3 of a tiny run's
 // 15 CPU-ms. loadedGC puts the default back once the program is loaded
-// (a lean run then sets its own, leanGC).
+// (a lean run then sets its own, leanGC) and when the language server
+// starts; `serq fmt` and `serq sweep merge`, short-lived, keep it.
 func startGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
