@@ -87,8 +87,8 @@ func loadedGC() {
 }
 
 // leanGC is the collector's target during a lean run (GOGC not set): 400 %
-// over the live heap while the heap is small — the runtime's 4 MB floor
-// times five, so a run whose heap stays under about 16 MB collects
+// over the live heap while the heap is small — the runtime scales its
+// 4 MB minimum goal by it, to 16 MB, so a run whose heap stays under that collects
 // nothing, for collecting is then a large part of a short run's time and
 // memory no concern (the M/M/1 of bench/run.sh collects once at 200 %,
 // never at 400 %, and takes 6 % less CPU so) — and 25 % once the heap's objects
