@@ -10,6 +10,17 @@ import (
 
 const seedPath = "../../examples/pd-disaggregation/llmd_nixl_pull.sq"
 
+// seedBench reads the seed program for a benchmark over its bytes.
+func seedBench(b *testing.B) []byte {
+	src, err := os.ReadFile(seedPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	return src
+}
+
 // lexAll reads lx to its end.
 func lexAll(b *testing.B, lx lexer.Lexer) {
 	for {
@@ -25,12 +36,7 @@ func lexAll(b *testing.B, lx lexer.Lexer) {
 
 // BenchmarkLexSeed lexes the seed program to its end.
 func BenchmarkLexSeed(b *testing.B) {
-	src, err := os.ReadFile(seedPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(src)))
-	b.ReportAllocs()
+	src := seedBench(b)
 	for b.Loop() {
 		lx, _ := sqLexer.LexBytes("seed.sq", src)
 		lexAll(b, lx)
@@ -40,12 +46,7 @@ func BenchmarkLexSeed(b *testing.B) {
 // BenchmarkLexSeedRegexp lexes the seed program with the regexp lexer
 // that lexer.go replaces (lexer_test.go), for comparison.
 func BenchmarkLexSeedRegexp(b *testing.B) {
-	src, err := os.ReadFile(seedPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(src)))
-	b.ReportAllocs()
+	src := seedBench(b)
 	for b.Loop() {
 		lx, _ := regexpLexer.LexString("seed.sq", string(src))
 		lexAll(b, lx)
@@ -55,12 +56,7 @@ func BenchmarkLexSeedRegexp(b *testing.B) {
 // BenchmarkParseSeed parses the seed program: the checks before the parse
 // and the parse, on one lexing.
 func BenchmarkParseSeed(b *testing.B) {
-	src, err := os.ReadFile(seedPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(src)))
-	b.ReportAllocs()
+	src := seedBench(b)
 	for b.Loop() {
 		if _, err := Parse("seed.sq", src); err != nil {
 			b.Fatal(err)
@@ -68,8 +64,8 @@ func BenchmarkParseSeed(b *testing.B) {
 	}
 }
 
-// BenchmarkBuildParser builds the program parser, as the package's
-// initialisation does once per process.
+// BenchmarkBuildParser builds the program parser, as the first Parse of
+// a process does.
 func BenchmarkBuildParser(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
