@@ -26,7 +26,7 @@ import (
 
 // cprog is the compiled form of a program's session blocks. It is built
 // once per run and never changed, like the program it reads: checkpoints
-// share it (the init below).
+// share it (the init below). With NoFastPath it is empty: every block nil.
 type cprog struct {
 	blocks  map[*model.Block]*cblock
 	init    *cblock // the workload's init block
@@ -91,12 +91,7 @@ func (c *cprog) block(b *model.Block) *cblock {
 
 // of is b's compiled block, nil without a compiled program (NoFastPath) or
 // for a block that is not a session's.
-func (c *cprog) of(b *model.Block) *cblock {
-	if c == nil {
-		return nil
-	}
-	return c.blocks[b]
-}
+func (c *cprog) of(b *model.Block) *cblock { return c.blocks[b] }
 
 // xform is the shape of a compiled expression.
 type xform uint8
@@ -298,36 +293,6 @@ func (s *Sim) value(cs *cstmt, e *model.Expr, ss *session) float64 {
 		return s.eval(e, ss)
 	}
 	return s.cval(&cs.val, ss, ss.stream)
-}
-
-// The compiled blocks of the workload and the server, nil on the
-// reference path.
-func (c *cprog) initBlock() *cblock {
-	if c == nil {
-		return nil
-	}
-	return c.init
-}
-
-func (c *cprog) turnBlock() *cblock {
-	if c == nil {
-		return nil
-	}
-	return c.turn
-}
-
-func (c *cprog) sessionBlock() *cblock {
-	if c == nil {
-		return nil
-	}
-	return c.session
-}
-
-func (c *cprog) serverBlock() *cblock {
-	if c == nil {
-		return nil
-	}
-	return c.server
 }
 
 // bodyBlock and elseBlock are a compiled statement's bodies, nil without

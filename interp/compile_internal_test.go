@@ -38,7 +38,7 @@ func TestCompiledForms(t *testing.T) {
 		xGeneric, xGeneric, xGeneric, xGeneric}, forms(s.cprog.server)); d != "" {
 		t.Errorf("server forms (-want +got):\n%s", d)
 	}
-	if ref, _ := New(p, Options{Horizon: 1, NoFastPath: true}); ref.cprog != nil {
+	if ref, _ := New(p, Options{Horizon: 1, NoFastPath: true}); ref.cprog.blocks != nil || ref.cprog.server != nil {
 		t.Error("the reference path compiled the program")
 	}
 }

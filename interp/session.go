@@ -140,11 +140,11 @@ func (s *Sim) startSession() {
 	s.liveAvg.Add(s.now, 1)
 	// init runs at arrival with the (session, 0) substream.
 	ss.turnStream.seedHashed(s.hashTurn, kindTurn, ss.serial, 0)
-	s.runInline(ss, s.p.Workload.Init, s.cprog.initBlock(), ss.turnStream)
+	s.runInline(ss, s.p.Workload.Init, s.cprog.init, ss.turnStream)
 	if len(s.p.Claims) > 0 {
 		s.claimGiven(ss)
 	}
-	ss.pushFrame(s.p.Workload.Session, s.cprog.sessionBlock(), fRoot, nil)
+	ss.pushFrame(s.p.Workload.Session, s.cprog.session, fRoot, nil)
 	s.trace(ss, "arrived", "", 0)
 	s.makeReady(ss)
 }
@@ -266,7 +266,7 @@ func (s *Sim) exec(ss *session) {
 			}
 			continue
 		}
-		if f.cb == nil && s.cprog != nil {
+		if f.cb == nil && s.cprog.blocks != nil {
 			f.cb = s.cprog.of(f.b) // a frame pushed without it (a hold's body)
 		}
 		var cs *cstmt
@@ -435,7 +435,7 @@ func (s *Sim) turn(ss *session) {
 		s.traceNext(ss)
 	}
 	if len(s.p.Workload.Turn.Stmts) > 0 {
-		s.runInline(ss, s.p.Workload.Turn, s.cprog.turnBlock(), ss.turnStream)
+		s.runInline(ss, s.p.Workload.Turn, s.cprog.turn, ss.turnStream)
 	}
 	if s.p.Server == nil {
 		return
@@ -443,7 +443,7 @@ func (s *Sim) turn(ss *session) {
 	ss.turnStart = s.now
 	ss.inTurn = true
 	ss.ttftDone = false
-	ss.pushFrame(s.p.Server, s.cprog.serverBlock(), fTurn, nil)
+	ss.pushFrame(s.p.Server, s.cprog.server, fTurn, nil)
 }
 
 func (s *Sim) choose(ss *session, st *model.Stmt) {

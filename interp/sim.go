@@ -184,7 +184,7 @@ type Sim struct {
 
 	// The fast paths (dirty.go): what the settle looks at after an event.
 	noFastPath  bool    // Options.NoFastPath: scan everything after every event
-	cprog       *cprog  // the session blocks' compiled statements (compile.go); nil with NoFastPath
+	cprog       *cprog  // the session blocks' compiled statements (compile.go); empty with NoFastPath
 	dirtyPools  bitset  // pools the settle's admission looks at
 	dirtyEngs   bitset  // engines startEngines looks at
 	dirtyStages bitset  // ps stages reschedule looks at
@@ -254,6 +254,7 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	s.initStages()
 	s.initPools()
 	s.initDirty()
+	s.cprog = &cprog{} // the reference path compiles nothing
 	if !opt.NoFastPath {
 		s.compileProgram()
 	}
