@@ -34,8 +34,8 @@ func TestParseExprMatchesOwnParser(t *testing.T) {
 		var werr error
 		if lx, err := lex("e", src); err != nil {
 			werr = err
-		} else if want, werr = parseLexed(own, lx); werr != nil {
-			want, werr = nil, convertParseError("e", werr)
+		} else {
+			want, werr = parseLexed(own, lx, "e")
 		}
 		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(gerr, werr) {
 			t.Fatalf("ParseExpr(%q) = error %#v, want %#v", src, gerr, werr)

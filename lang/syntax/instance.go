@@ -68,9 +68,5 @@ func ParseInstance(filename string, src []byte) (*InstanceFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := parseLexed(instanceParser(), lx)
-	if err != nil {
-		return nil, convertParseError(filename, err)
-	}
-	return f, nil
+	return parseLexed(instanceParser(), lx, filename)
 }

@@ -77,11 +77,7 @@ func ParseExpr(filename, src string) (*Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := parseLexed(exprParser(), lx)
-	if err != nil {
-		return nil, convertParseError(filename, err)
-	}
-	return e, nil
+	return parseLexed(exprParser(), lx, filename)
 }
 
 // Retired returns the message naming the new form of a word of an older
@@ -121,9 +117,9 @@ func Parse(filename string, src []byte) (*File, error) {
 	if err := scanComments(lx.toks); err != nil {
 		return nil, err
 	}
-	f, err := parseLexed(parser(), lx)
+	f, err := parseLexed(parser(), lx, filename)
 	if err != nil {
-		return nil, entryPointError(src, convertParseError(filename, err))
+		return nil, entryPointError(src, err)
 	}
 	return f, nil
 }

@@ -72,12 +72,17 @@ func (l *checkingLexer) Next() (lexer.Token, error) {
 	return t, nil
 }
 
-// parseLexed parses lexed text with p, or returns its lexing error.
-func parseLexed[G any](p *participle.Parser[G], lx *lexed) (*G, error) {
-	if lx.err != nil {
-		return nil, lx.err
+// parseLexed parses lexed text of filename with p; its lexing error or
+// the parse's is a syntax [Error] (convertParseError).
+func parseLexed[G any](p *participle.Parser[G], lx *lexed, filename string) (*G, error) {
+	err := lx.err
+	if err == nil {
+		var g *G
+		if g, err = p.ParseFromLexer(lx.peek); err == nil {
+			return g, nil
+		}
 	}
-	return p.ParseFromLexer(lx.peek)
+	return nil, convertParseError(filename, err)
 }
 
 // nesting bounds the recursion of the parser before it starts: it counts,
