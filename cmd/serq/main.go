@@ -587,7 +587,7 @@ func (c *runCmd) Run(e *env) error {
 		return &loadError{file: c.File, err: err}
 	}
 	var gc *leanGC
-	if c.Plot == nil && os.Getenv("GOGC") == "" {
+	if c.Plot == nil && ownGC() {
 		gc = newLeanGC()
 	}
 	in := catchInterrupts()

@@ -74,14 +74,18 @@ func runWithProgress(sim *interp.Sim, stderr io.Writer, in *interrupts, failed f
 // (a lean run then sets its own, leanGC) and when the language server
 // starts; `serq fmt` and `serq sweep merge`, short-lived, keep it.
 func startGC() {
-	if os.Getenv("GOGC") == "" {
+	if ownGC() {
 		debug.SetGCPercent(400)
 	}
 }
 
+// ownGC reports whether serq sets the collector's target: the user set
+// no GOGC.
+func ownGC() bool { return os.Getenv("GOGC") == "" }
+
 // loadedGC is the collector's default target after startGC.
 func loadedGC() {
-	if os.Getenv("GOGC") == "" {
+	if ownGC() {
 		debug.SetGCPercent(100)
 	}
 }
