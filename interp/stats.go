@@ -83,15 +83,14 @@ func BatchMeansHalfWidth(xs []float64, batches int) float64 {
 		return math.Inf(1)
 	}
 	a := newBatchSums(len(xs), batches)
-	for _, x := range xs {
-		a.add(x)
-	}
+	a.addAll(xs)
 	return a.halfWidth()
 }
 
-// batchSums are BatchMeansHalfWidth's batch sums taken value by value, in
-// order: batch b sums values b·size … (b+1)·size−1 from 0. The batch and
-// the place in it are counted, not divided out of the value's index.
+// batchSums are BatchMeansHalfWidth's batch sums taken in order, a chunk
+// of values at a time: batch b sums values b·size … (b+1)·size−1 from 0;
+// the values past the last batch are dropped. The batch and the place in
+// it are counted, not divided out of the value's index.
 type batchSums struct {
 	size int
 	b, j int // the batch of the next value, and its place in the batch
@@ -102,17 +101,8 @@ func newBatchSums(n, batches int) batchSums {
 	return batchSums{size: n / batches, sums: make([]float64, batches)}
 }
 
-func (a *batchSums) add(x float64) {
-	if a.b < len(a.sums) {
-		a.sums[a.b] += x
-		if a.j++; a.j == a.size {
-			a.b, a.j = a.b+1, 0
-		}
-	}
-}
-
-// addAll adds the values vs in order, as add of each would: a batch's
-// part of them summed in one loop.
+// addAll adds the values vs, the next in order: a batch's part of them
+// summed in one loop.
 func (a *batchSums) addAll(vs []float64) {
 	for len(vs) > 0 && a.b < len(a.sums) {
 		k := min(len(vs), a.size-a.j)
