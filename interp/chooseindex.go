@@ -130,11 +130,11 @@ func (s *Sim) chooseTake() {
 // of every candidate resolved in range by an index that reads only the
 // candidate and constants. It returns the pools each candidate reads.
 func (s *Sim) chooseIndexable(ss *session, st *model.Stmt, n float64) ([][]int, bool) {
-	if n < 1 || n > maxChoose || len(st.Keys) == 0 || !chooseConst(st.N) {
+	if n < 1 || n > maxChoose || len(st.Keys) == 0 || !pureOfPools(st.N, -1, false) {
 		return nil, false
 	}
 	for _, key := range st.Keys {
-		if !choosePure(key, st.Slot, true) {
+		if !pureOfPools(key, st.Slot, true) {
 			return nil, false
 		}
 	}
@@ -172,15 +172,14 @@ func (s *Sim) chooseIndexable(ss *session, st *model.Stmt, n float64) ([][]int, 
 	return pools, ok
 }
 
-// chooseConst reports whether e is made of constants alone.
-func chooseConst(e *model.Expr) bool {
-	return choosePure(e, -1, false)
-}
-
-// choosePure reports whether e reads nothing but constants, attribute slot
-// (the candidate; -1: none) and, where pools is set, the pure observables
-// of pools indexed by such expressions without pools.
-func choosePure(e *model.Expr, slot int, pools bool) bool {
+// pureOfPools reports whether e reads nothing but numbers, the attribute
+// slot (a choose's candidate; -1: none), operators and pure functions
+// and, where pools is set, the observables of pools that are their states
+// alone (used, free, holders, queued; cachedin reads the session, leases
+// and oldest_lease the clock) indexed by such expressions without pools.
+// Without slot and pools it is a constant; with pools, a function of
+// pools' states (a gauge's tree, gaugeOfPools, or a choose's index).
+func pureOfPools(e *model.Expr, slot int, pools bool) bool {
 	switch e.Op {
 	case model.ENum:
 		return true
@@ -190,22 +189,17 @@ func choosePure(e *model.Expr, slot int, pools bool) bool {
 		switch e.Fn {
 		case model.PUsed, model.PFree, model.PHolders, model.PQueued:
 		default:
-			return false // cachedin reads the session, leases and lease_age the clock
-		}
-		return pools && (e.Ref.Index == nil || choosePure(e.Ref.Index, slot, false))
-	case model.EFunc:
-		switch e.Fn {
-		case model.FMin, model.FMax, model.FAbs, model.FFloor, model.FCeil, model.FSqrt, model.FExp, model.FLn, model.FPow:
-		default:
 			return false
 		}
+		return pools && (e.Ref.Index == nil || pureOfPools(e.Ref.Index, slot, false))
 	case model.ENeg, model.ENot, model.EAdd, model.ESub, model.EMul, model.EDiv, model.EPow,
-		model.ELt, model.ELe, model.EGt, model.EGe, model.EEq, model.ENe, model.EAnd, model.EOr, model.ECond:
+		model.ELt, model.ELe, model.EGt, model.EGe, model.EEq, model.ENe, model.EAnd, model.EOr, model.ECond,
+		model.EFunc: // a pure function (model validates Fn)
 	default:
 		return false // draws, stages, registers, budgets, the clock and context, observes' aggregates
 	}
 	for _, a := range e.Args {
-		if !choosePure(a, slot, pools) {
+		if !pureOfPools(a, slot, pools) {
 			return false
 		}
 	}

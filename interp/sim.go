@@ -649,30 +649,22 @@ func (s *Sim) initGauges() {
 }
 
 // gaugeOfPools reports whether e is a function of some pools' states
-// alone: used, free, holders and queued of members named by constants.
+// alone (pureOfPools, chooseindex.go): used, free, holders and queued of
+// members named by constants in range.
 func (s *Sim) gaugeOfPools(e *model.Expr) bool {
-	switch e.Op {
-	case model.EPool:
-		switch e.Fn {
-		case model.PUsed, model.PFree, model.PHolders, model.PQueued:
-		default:
-			return false
-		}
-		f := &s.p.PoolFams[e.Ref.Fam]
-		x := e.Ref.Index
-		return x == nil || x.Op == model.ENum && x.Num >= 0 && x.Num < float64(f.Count) && x.Num == math.Floor(x.Num)
-	case model.ENum:
-		return true
-	case model.ENeg, model.ENot, model.EAdd, model.ESub, model.EMul, model.EDiv, model.EPow,
-		model.ELt, model.ELe, model.EGt, model.EGe, model.EEq, model.ENe, model.EAnd, model.EOr, model.ECond, model.EFunc:
-		for _, a := range e.Args {
-			if !s.gaugeOfPools(a) {
-				return false
-			}
-		}
-		return true
+	if !pureOfPools(e, -1, true) {
+		return false
 	}
-	return false // draws, observes' aggregates, attributes, the clock
+	ok := true
+	e.Walk(func(x *model.Expr) bool {
+		if x.Op == model.EPool {
+			f := &s.p.PoolFams[x.Ref.Fam]
+			i := x.Ref.Index
+			ok = i == nil || i.Op == model.ENum && i.Num >= 0 && i.Num < float64(f.Count) && i.Num == math.Floor(i.Num)
+		}
+		return ok
+	})
+	return ok
 }
 
 func (s *Sim) finish() {
