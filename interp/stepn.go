@@ -78,6 +78,31 @@ var quietSlots = [...]model.Ctx{
 	model.CtxRunningPreempted, model.CtxWaitingAdmitted,
 }
 
+// loadCtx writes the template's context into c: c[quietSlots[k]] =
+// q.ctx[k] for k below nctx, with the indexes constant (no bounds check,
+// no load of quietSlots: a quiet iteration at scale does it every time).
+func (q *quietIter) loadCtx(c *[model.NumCtx]float64) {
+	c[model.CtxRunningCount] = q.ctx[0]
+	c[model.CtxRunningDecoding] = q.ctx[1]
+	c[model.CtxRunningKVDecode] = q.ctx[2]
+	c[model.CtxRunningKVPrefill] = q.ctx[3]
+	c[model.CtxWaitingCount] = q.ctx[4]
+	c[model.CtxBatchTokens] = q.ctx[5]
+	c[model.CtxBatchPrefilled] = q.ctx[6]
+	c[model.CtxBatchDecoding] = q.ctx[7]
+	c[model.CtxBatchKVDecode] = q.ctx[8]
+	c[model.CtxBatchKVPrefill] = q.ctx[9]
+	c[model.CtxBatchAttention] = q.ctx[10]
+	if q.nctx > batchOnly {
+		c[model.CtxRunningPreempted] = q.ctx[11]
+		c[model.CtxWaitingAdmitted] = q.ctx[12]
+	}
+}
+
+// batchOnly is the number of quietSlots that setResidentCtx and the
+// attempt set; the two after them only setBatchCtx sets.
+const batchOnly = len(quietSlots) - 2
+
 // initQuiet decides whether the engine's iterations may be quiet: its
 // schedule is advance statements without keys or `only` and admit
 // statements whose gates, like its budget, chunk and cost, read only
@@ -197,7 +222,7 @@ func (s *Sim) captureQuiet(e *engine, budget, cost float64, ndec int, grew bool)
 	q.ndec = ndec
 	q.nctx = len(quietSlots)
 	if !e.batchCtx {
-		q.nctx -= 2
+		q.nctx = batchOnly
 	}
 	for k := range q.nctx {
 		q.ctx[k] = s.ctx[quietSlots[k]]
@@ -338,9 +363,7 @@ func (s *Sim) quietGrowth(e *engine, k int) bool {
 		kvb += m
 	}
 	saved := s.ctx
-	for j := range q.nctx {
-		s.ctx[quietSlots[j]] = q.ctx[j]
-	}
+	q.loadCtx(&s.ctx)
 	s.ctx[model.CtxBatchKVDecode] = kvb
 	s.curEng = e
 	T := s.memoEval(&e.costM)
@@ -454,9 +477,7 @@ func (s *Sim) quietIteration(e *engine, setCtx bool) {
 	e.iterNo = iterNo
 	e.stmtNo += q.adv
 	if setCtx {
-		for k := range q.nctx {
-			s.ctx[quietSlots[k]] = q.ctx[k]
-		}
+		q.loadCtx(&s.ctx)
 	}
 	e.epoch++
 	e.iterT = now
@@ -499,64 +520,79 @@ func (s *Sim) secondTime() float64 {
 // quietRun takes up to n events (n > 0) if the next is a quiet iteration:
 // that iteration and those of the same engine that follow it while they
 // are quiet, no other event falls before or at them and they are within
-// the horizon and at or before until, handled without the calendar. It
-// returns the number of events taken, 0 when the next event is not a quiet
-// iteration (Step handles it).
+// the horizon and at or before until, handled without the calendar; then,
+// while the next event is another engine's quiet iteration, the same for
+// it, as stepN's next call would (at scale the engines' iterations
+// interleave, and the settle's checks need not be made again: a quiet
+// iteration that grows nothing marks nothing). It returns the number of
+// events taken, 0 when the next event is not a quiet iteration (Step
+// handles it).
 func (s *Sim) quietRun(n uint64, until float64) uint64 {
-	if len(s.cal) == 0 || s.cal[0].kind != evIterEnd || !s.quietClean() {
-		return 0
-	}
-	t := s.cal[0].t
-	e := s.stages[s.cal[0].id].eng
-	// the attempt is made at the iteration's end only if no other event
-	// is pending at that instant (startEngines)
-	if t > s.opt.Horizon || t > until || e == nil || e.epoch != s.cal[0].epoch || !e.busy || !(s.secondTime() > t) || !s.quietReady(e) {
-		return 0
-	}
-	if t > s.now && !s.instantQuiet() {
-		s.endInstant()
-	}
-	s.take() // the run's last schedule replaces it
-	s.quietPools()
 	var done uint64
-	setCtx := true
+	clean := false // quietClean holds and quietPools has nothing to unmark
 	for {
-		s.advance(t)
-		s.events++
-		// the context the attempt sets: after the run's first iteration it
-		// holds the template's unless a growth or a refresh changed that
-		s.quietIteration(e, setCtx)
-		done++
-		if s.events-s.progress.windowEvent >= stallWindow {
-			s.checkProgress()
-		}
-		q := &e.quiet
-		next := s.now + q.cost
-		grew := q.stale
-		more := done < n && s.err == nil && next <= s.opt.Horizon && next <= until && next < s.nextOther()
-		if more && grew {
-			// the growth marked its pool and made the template stale
-			more = s.quietClean() && s.quietReady(e)
-		} else if more {
-			// nothing but e's residents changed since quietReady
-			grow, ok := s.quietResidents(e)
-			more = ok && (grow < 0 || s.quietGrowth(e, grow))
-		}
-		if !more {
-			s.schedule(next, evIterEnd, int32(e.idx), e.epoch, nil)
+		if len(s.cal) == 0 || s.cal[0].kind != evIterEnd || !clean && !s.quietClean() {
 			return done
 		}
-		s.seq++ // the iteration's end, scheduled and taken at once
-		// only a growth changes what the gauges read, but for gauges read
-		// at every instant's end
-		if next > s.now && (grew || s.gaugeEvery) && !s.instantQuiet() {
+		t := s.cal[0].t
+		e := s.stages[s.cal[0].id].eng
+		// the attempt is made at the iteration's end only if no other event
+		// is pending at that instant (startEngines)
+		if t > s.opt.Horizon || t > until || e == nil || e.epoch != s.cal[0].epoch || !e.busy || !(s.secondTime() > t) || !s.quietReady(e) {
+			return done
+		}
+		if t > s.now && !s.instantQuiet() {
 			s.endInstant()
 		}
-		if grew {
+		s.take() // the run's last schedule replaces it
+		if !clean {
 			s.quietPools()
 		}
-		setCtx = grew
-		t = next
+		setCtx := true
+		for {
+			s.advance(t)
+			s.events++
+			// the context the attempt sets: after the run's first iteration it
+			// holds the template's unless a growth or a refresh changed that
+			s.quietIteration(e, setCtx)
+			done++
+			if s.events-s.progress.windowEvent >= stallWindow {
+				s.checkProgress()
+			}
+			q := &e.quiet
+			next := s.now + q.cost
+			grew := q.stale
+			more := done < n && s.err == nil && next <= s.opt.Horizon && next <= until && next < s.nextOther()
+			if more && grew {
+				// the growth marked its pool and made the template stale
+				more = s.quietClean() && s.quietReady(e)
+			} else if more {
+				// nothing but e's residents changed since quietReady
+				grow, ok := s.quietResidents(e)
+				more = ok && (grow < 0 || s.quietGrowth(e, grow))
+			}
+			if !more {
+				s.schedule(next, evIterEnd, int32(e.idx), e.epoch, nil)
+				if done >= n || s.err != nil {
+					return done
+				}
+				// a growth marked its pool: the next engine's checks are made
+				// afresh
+				clean = !grew
+				break
+			}
+			s.seq++ // the iteration's end, scheduled and taken at once
+			// only a growth changes what the gauges read, but for gauges read
+			// at every instant's end
+			if next > s.now && (grew || s.gaugeEvery) && !s.instantQuiet() {
+				s.endInstant()
+			}
+			if grew {
+				s.quietPools()
+			}
+			setCtx = grew
+			t = next
+		}
 	}
 }
 

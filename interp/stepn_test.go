@@ -44,7 +44,7 @@ func loadSeedText(t testing.TB, path string, repl ...string) *model.Program {
 
 // quietShare runs p to the end taking every quiet run it can (as StepN
 // does with an unbounded budget) and returns the events taken quietly,
-// the runs they came in and all events; set, if not nil, sets the run up
+// the calls of quietRun they came in and all events; set, if not nil, sets the run up
 // first.
 func quietShare(t *testing.T, p *model.Program, opt Options, set func(*Sim)) (quiet, runs, events uint64) {
 	t.Helper()
@@ -71,17 +71,20 @@ func quietShare(t *testing.T, p *model.Program, opt Options, set func(*Sim)) (qu
 
 // TestQuietTaken: on the seed, 97 % of the events are quiet iterations,
 // those that grow one resident's blocks included (the rest: arrivals,
-// transfers, iterations that admit or finish a request), taken in runs of
-// about eight off the calendar; at 8/8, 96 % in runs of about two (more
-// engines interleave). The run is deterministic, so the counts are exact:
-// the events are the reference path's (Options.NoFastPath), and the quiet
-// ones and their runs are pinned as a golden is, so that a change in what
-// the fast path covers is seen and explained.
+// transfers, iterations that admit or finish a request), taken off the
+// calendar by quietRun in calls of about a hundred (one engine's
+// iterations in a row, then the next engine's while the next event is
+// one); at 8/8, 96 % in calls of about fifty (a call ends at the first
+// event that is not a quiet iteration, and more engines make more of
+// those). The run is deterministic, so the counts are exact: the events
+// are the reference path's (Options.NoFastPath), and the quiet ones and
+// the calls they came in are pinned as a golden is, so that a change in
+// what the fast path covers is seen and explained.
 func TestQuietTaken(t *testing.T) {
 	for _, c := range []struct {
 		n           int
 		quiet, runs uint64
-	}{{2, 88471, 11264}, {8, 322996, 148447}} {
+	}{{2, 88471, 842}, {8, 322996, 6866}} {
 		p := loadSeedText(t, seedPath, "let NP = 2;", fmt.Sprintf("let NP = %d;", c.n), "let ND = 2;", fmt.Sprintf("let ND = %d;", c.n),
 			`args.number("Lambda", 0.6)`, fmt.Sprintf(`args.number("Lambda", %g)`, 0.3*float64(c.n)))
 		opt := Options{Horizon: 100, Warmup: 10, Seed: 1, Lean: true}
@@ -93,10 +96,10 @@ func TestQuietTaken(t *testing.T) {
 		}
 		for ref.Step() {
 		}
-		t.Logf("%dx%d: %d of %d events quiet (%.3f), in %d runs (%.2f a run)", c.n, c.n, quiet, events,
+		t.Logf("%dx%d: %d of %d events quiet (%.3f), in %d calls (%.2f a call)", c.n, c.n, quiet, events,
 			float64(quiet)/float64(events), runs, float64(quiet)/float64(runs))
 		if events != ref.Events() || quiet != c.quiet || runs != c.runs {
-			t.Errorf("%dx%d: %d quiet events in %d runs of %d events; want %d in %d runs of the reference path's %d",
+			t.Errorf("%dx%d: %d quiet events in %d calls of %d events; want %d in %d calls of the reference path's %d",
 				c.n, c.n, quiet, runs, events, c.quiet, c.runs, ref.Events())
 		}
 	}
