@@ -50,6 +50,11 @@ type chooseIndex struct {
 	nans  int       // their number
 
 	picks, scans uint64 // picks made by the tree, and left to the scan for a NaN
+
+	// lazyN: for up to this many candidates the scan may leave a
+	// candidate's later keys unread once an earlier one decides against it
+	// (scanLimit); -1 never
+	lazyN int
 }
 
 // chooseLeaf is a candidate of an index.
@@ -67,7 +72,7 @@ func (s *Sim) chooseIndexOf(ss *session, st *model.Stmt, n float64) *chooseIndex
 		}
 	}
 	s.chooseTake() // the other indexes' changes, before the new one is read afresh
-	s.chooseIdx = append(s.chooseIdx, chooseIndex{st: st})
+	s.chooseIdx = append(s.chooseIdx, chooseIndex{st: st, lazyN: s.scanLimit(st)})
 	x := &s.chooseIdx[len(s.chooseIdx)-1]
 	pools, ok := s.chooseIndexable(ss, st, n)
 	if !ok {
@@ -277,4 +282,49 @@ func (s *Sim) pick(x *chooseIndex, ss *session) int {
 	}
 	x.picks++
 	return int(x.win[1])
+}
+
+// scanLimit is the number of candidates up to which st's keys can be read
+// for each candidate without a draw and without failing, -1 if there is
+// no such bound: no key draws, and every member a key names is named by a
+// constant in its family's range, by the candidate itself (the bound is
+// the family's size) or is a family's only one. Reading such a key has no
+// effect, so a candidate whose first keys already lose to the best so far
+// need not have the others read (Sim.choose); with one key there is
+// nothing to leave unread.
+func (s *Sim) scanLimit(st *model.Stmt) int {
+	if len(st.Keys) < 2 {
+		return -1
+	}
+	limit := math.MaxInt
+	for _, key := range st.Keys {
+		key.Walk(func(x *model.Expr) bool {
+			if x.Op == model.EDraw {
+				limit = -1
+			}
+			if x.Ref == nil || limit < 0 {
+				return limit >= 0
+			}
+			var f *model.Family
+			switch x.Op {
+			case model.EPool:
+				f = &s.p.PoolFams[x.Ref.Fam]
+			case model.EStage, model.EReg, model.EBudget:
+				f = &s.p.StageFams[x.Ref.Fam]
+			default:
+				limit = -1
+				return false
+			}
+			switch i := x.Ref.Index; {
+			case i == nil:
+			case i.Op == model.ENum && i.Num >= 0 && i.Num < float64(f.Count) && i.Num == math.Floor(i.Num):
+			case i.Op == model.EAttr && i.Slot == st.Slot:
+				limit = min(limit, f.Count)
+			default:
+				limit = -1
+			}
+			return limit >= 0
+		})
+	}
+	return limit
 }

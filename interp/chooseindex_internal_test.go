@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/serq/serq/internal/testutil"
@@ -289,5 +290,55 @@ func BenchmarkChooseIndex(b *testing.B) {
 				i++
 			}
 		})
+	}
+}
+
+// TestScanLimit: a choose whose keys name members only by the candidate
+// (or none) may leave keys unread for up to its families' size of
+// candidates; one that names a member by a computed index never (it could
+// be out of range), nor one of a single key.
+func TestScanLimit(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want []int
+	}{
+		{testutil.ScanProgram, []int{6, 6, -1}},
+		{testutil.ChooseProgram, []int{9, -1, -1}},
+	} {
+		s, _, sts := chooseSim(t, c.src)
+		var got []int
+		for _, st := range sts {
+			got = append(got, s.scanLimit(st))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("scanLimit %v, want %v", got, c.want)
+		}
+	}
+}
+
+// TestScanLazyRandomStates: on random states of the pools (so that the
+// pool keys tie, and a pool left empty gives a NaN, which ties), the
+// scanned chooses of testutil.ScanProgram pick what the reference path's
+// scan, which reads every key of every candidate, picks.
+func TestScanLazyRandomStates(t *testing.T) {
+	s, ss, sts := chooseSim(t, testutil.ScanProgram)
+	r := rand.New(rand.NewPCG(3, 4))
+	picks := map[float64]int{}
+	for range 3000 {
+		for k := r.IntN(4); k >= 0; k-- {
+			pl := &s.pools[r.IntN(len(s.pools))]
+			pl.used = float64(r.IntN(3))
+			pl.holders = r.IntN(3)
+		}
+		for _, st := range sts {
+			want := scanPick(s, ss, st)
+			if got := fastPick(s, ss, st); got != want {
+				t.Fatalf("%s: picked %v, the scan %v", st.Pos, got, want)
+			}
+			picks[want]++
+		}
+	}
+	if len(picks) < 5 {
+		t.Fatalf("the picks %v: too few candidates picked to tell", picks)
 	}
 }

@@ -151,6 +151,10 @@ func TestFastPathExamples(t *testing.T) {
 		p := loadInline(t, "choose.sq", testutil.ChooseProgram)
 		differential(t, p, interp.Options{Horizon: h, Warmup: h / 10, Seed: 1}, 0)
 	})
+	t.Run("scanned chooses", func(t *testing.T) {
+		p := loadInline(t, "scan.sq", testutil.ScanProgram)
+		differential(t, p, interp.Options{Horizon: h, Warmup: h / 10, Seed: 1}, 0)
+	})
 }
 
 // TestFastPathDetects is the differential's own check: two runs that do
@@ -188,6 +192,7 @@ func FuzzFastPath(f *testing.F) {
 	})
 	f.Add([]byte(testutil.RichProgram))
 	f.Add([]byte(testutil.ChooseProgram))
+	f.Add([]byte(testutil.ScanProgram))
 	read := func(path string) ([]byte, error) { return fs.ReadFile(lib.FS, filepath.Base(path)) }
 	f.Fuzz(func(t *testing.T, src []byte) {
 		prog, err := lang.LoadSource("fuzz/a/b.sq", src, lang.Options{Lib: lib.FS, ReadFile: read})
@@ -249,5 +254,8 @@ func TestFastPathTrace(t *testing.T) {
 	})
 	t.Run("indexed chooses", func(t *testing.T) {
 		check(t, loadInline(t, "choose.sq", testutil.ChooseProgram), interp.Options{Horizon: h, Warmup: h / 10, Seed: 3})
+	})
+	t.Run("scanned chooses", func(t *testing.T) {
+		check(t, loadInline(t, "scan.sq", testutil.ScanProgram), interp.Options{Horizon: h, Warmup: h / 10, Seed: 3})
 	})
 }

@@ -452,7 +452,8 @@ func (s *Sim) choose(ss *session, st *model.Stmt) {
 		s.fail(ss, st.Pos, "`choose` over %s candidates, more than %d, the limit", fmtNum(n), maxChoose)
 		return
 	}
-	if x := s.chooseIndexOf(ss, st, n); x != nil && x.ok {
+	x := s.chooseIndexOf(ss, st, n)
+	if x != nil && x.ok {
 		// an indexed choose (chooseindex.go): the leaves brought up to
 		// date even under a tracer, so that its state is the untraced run's
 		if w := s.pick(x, ss); w >= 0 && s.tracer == nil {
@@ -463,8 +464,18 @@ func (s *Sim) choose(ss *session, st *model.Stmt) {
 	m := &s.keys.choose
 	m.reset(len(st.Keys))
 	bestJ := 0.0
+	// reading a key has no effect (scanLimit): a candidate's keys are read
+	// only while they tie the best's, and all of them once one wins
+	lazy := x != nil && s.tracer == nil && n <= float64(x.lazyN)
 	for j := 0.0; j < n; j++ {
 		ss.attrs[st.Slot] = j
+		if lazy && m.has {
+			if s.chooseWins(ss, st.Keys, m) {
+				bestJ = j
+				m.take()
+			}
+			continue
+		}
 		for k, key := range st.Keys {
 			m.cur[k] = s.eval(key, ss)
 		}
@@ -481,6 +492,27 @@ func (s *Sim) choose(ss *session, st *model.Stmt) {
 	if s.tracer != nil {
 		s.traceChoice(ss, st, bestJ, n)
 	}
+}
+
+// chooseWins compares the candidate's keys with the best's (m.best) as
+// keyMin.cmp does, reading each only while the ones before it tie (a NaN
+// ties), and reports whether the candidate is less; then all its keys are
+// in m.cur.
+func (s *Sim) chooseWins(ss *session, keys []*model.Expr, m *keyMin) bool {
+	for k, key := range keys {
+		v := s.eval(key, ss)
+		m.cur[k] = v
+		if v > m.best[k] {
+			return false
+		}
+		if v < m.best[k] {
+			for k2 := k + 1; k2 < len(keys); k2++ {
+				m.cur[k2] = s.eval(keys[k2], ss)
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // endSession ends a session: holds and leases are released, cached

@@ -14,8 +14,9 @@ import (
 // sets, gauge trees, memoized engine expressions, quiet engine iterations
 // taken in runs by StepN, indexed chooses) and on its reference path
 // (--no-fast-path) writes the same bytes — the text report, the JSON and
-// every --dump file — for every example, the seed under pressure and a
-// program of indexed chooses (testutil.ChooseProgram). The interp package's
+// every --dump file — for every example, the seed under pressure, a
+// program of indexed chooses (testutil.ChooseProgram) and one of scanned
+// chooses (testutil.ScanProgram). The interp package's
 // differential tests compare the runs step by step.
 func TestFastPathBytes(t *testing.T) {
 	type run struct{ name, file string }
@@ -30,6 +31,11 @@ func TestFastPathBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs = append(runs, run{"indexed chooses", chooses})
+	scans := filepath.Join(t.TempDir(), "scan.sq")
+	if err := os.WriteFile(scans, []byte(testutil.ScanProgram), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs = append(runs, run{"scanned chooses", scans})
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
 			args := []string{"run", r.file, "--horizon", "300", "--warmup", "30", "--seed", "3"}

@@ -111,6 +111,34 @@ const ChooseProgram = `fn main() {
 }
 `
 
+// ScanProgram has chooses the interpreter scans (their keys read stages,
+// so no index keeps them) with two and three keys, each of which it may
+// leave unread for a candidate whose earlier keys already lose: first keys
+// that often tie (a stage busy or not), a NaN key while a pool is empty
+// (a NaN ties), and candidates whose later keys are needed once one wins;
+// and one whose keys name a member by a computed index, all of whose keys
+// are read.
+const ScanProgram = `fn main() {
+  pool slot[6] { cap 2; }
+  stage svc[6] : fifo;
+  workload {
+    arrive poisson(5);
+    turn { set u = ceil(~uniform(0, 2)); }
+  }
+  server {
+    choose j in 6 by (busy(svc[j]) > 0 ? 1 : 0, used(slot[j]) / holders(slot[j]), queue(svc[j]) - j);
+    hold slot[j] (cost(slot[j], u)) {
+      run svc[j] (cost(svc[j], ~exp(0.9)));
+    }
+    choose k in 6 by (queue(svc[k]) + work(svc[k]), holders(slot[k]));
+    choose m in 5 by (busy(svc[m + 1]), m);
+    observe first = j;
+    observe second = k;
+    observe third = m;
+  }
+}
+`
+
 // CompiledProgram has a statement of each compiled form (interp/compile.go) in
 // the init, turn, session and server blocks and in the bodies of a
 // branch, an else, a while, a hold and a fork leg: constants, attributes,
