@@ -77,7 +77,9 @@
 // loop); a `choose` whose keys read only pools' states keeps its
 // candidates' keys in a tournament tree and reads again only the
 // candidates whose pools changed, taking the scan while a key is NaN or a
-// tracer notes every candidate (chooseindex.go); an engine's budget,
+// tracer notes every candidate (chooseindex.go), and a scanned `choose`
+// whose keys cannot draw or fail reads a candidate's later keys only while
+// its earlier ones tie the best's (scanLimit); an engine's budget,
 // chunk and cost are evaluated again only when the context variables and
 // registers they read changed (memo.go); an eviction of whole blocks from
 // one lru entry takes them at once when the amounts are whole numbers
@@ -138,7 +140,11 @@
 // horizon (and the time RunUntil runs to), and the batch's budget of
 // events lasts, it is handled at once without the calendar (the sequence
 // number it would have taken is still taken), each counted as one event;
-// the run's last end goes on the calendar. The state after StepN(n) is the
+// the run's last end goes on the calendar. Then, while the next event is
+// another engine's quiet iteration, the same for it without the settle's
+// checks being made again (an iteration that grew nothing marked nothing):
+// at scale the engines' iterations interleave, and a run is of one or two
+// iterations of each in turn. The state after StepN(n) is the
 // state after n Steps (TestStepNSameState), but for the calendar's heap
 // layout.
 //
