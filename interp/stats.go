@@ -210,30 +210,31 @@ func newRankKeys(n int, q float64, buf []int64, at func(int) float64) rankKeys {
 
 // addAll adds the values xs.
 func (t *rankKeys) addAll(xs []float64) {
-	keys, lo, or := t.keys, t.lo, t.or
+	lo, or := t.lo, t.or
 	for _, x := range xs {
 		b := math.Float64bits(x)
 		or |= b << 1
-		if k := int64(b ^ uint64(int64(b)>>63)>>1); k >= lo { // statTotalKey
-			keys = append(keys, k)
-			if len(keys) == t.limit && len(keys) > t.m {
-				keys, lo = t.cut(keys)
-			}
+		if k := totalKeyOfBits(b); k >= lo {
+			t.push(k)
+			lo = t.lo
 		}
 	}
-	t.keys, t.lo, t.or = keys, lo, or
+	t.or = or
 }
 
-// cut keeps the m largest keys, at the front, and returns them with the
-// least key later values need.
-func (t *rankKeys) cut(keys []int64) ([]int64, int64) {
-	at := len(keys) - t.m
-	k := statSelect(keys, at) // keys[at:] are the m largest
-	keys = keys[:copy(keys, keys[at:])]
-	if k == math.MaxInt64 {
-		return keys, k
+// push adds a candidate's key (k >= lo), cutting the candidates back to
+// the m largest when they reach the limit.
+func (t *rankKeys) push(k int64) {
+	t.keys = append(t.keys, k)
+	if len(t.keys) == t.limit && len(t.keys) > t.m {
+		at := len(t.keys) - t.m
+		k := statSelect(t.keys, at) // keys[at:] are the m largest
+		t.keys = t.keys[:copy(t.keys, t.keys[at:])]
+		if k < math.MaxInt64 {
+			k++
+		}
+		t.lo = k
 	}
-	return keys, k + 1
 }
 
 // complete reports whether the candidates hold the rank: at least m.
@@ -341,10 +342,10 @@ func TotalCompare(a, b float64) int {
 	return 0
 }
 
-func statTotalKey(x float64) int64 {
-	b := int64(math.Float64bits(x))
-	return b ^ int64(uint64(b>>63)>>1)
-}
+func statTotalKey(x float64) int64 { return totalKeyOfBits(math.Float64bits(x)) }
+
+// totalKeyOfBits is statTotalKey of the float whose bits are b.
+func totalKeyOfBits(b uint64) int64 { return int64(b ^ uint64(int64(b)>>63)>>1) }
 
 // statSameFloat reports whether a and b are the same float in the total order
 // (bit for bit: +0 and −0 differ, a NaN equals only its own bits).
@@ -531,30 +532,23 @@ func (o *ObserveStat) Row(name string, test bool) ObserveRow {
 // row is Row with the quantile's candidates in *buf, grown as needed: a
 // report reuses one buffer for all its observes.
 func (o *ObserveStat) row(name string, test bool, buf *[]int64) ObserveRow {
-	// one pass over the values, in recording order: the batch sums, the
-	// p99's candidates, whether all are 0
+	// the batch sums, four batches side by side; then a pass over the
+	// values for the p99's candidates and whether all are 0
 	n := o.count()
 	ci := math.Inf(1)
-	withCI := n >= CIMinSamples && n/CIBatches >= 1
-	var sums batchSums
-	if withCI {
-		sums = newBatchSums(n, CIBatches)
+	if n >= CIMinSamples && n/CIBatches >= 1 {
+		sums := newBatchSums(n, CIBatches)
+		runs := valueRuns{o: o}
+		sums.sumLanes(runs.run)
+		ci = sums.halfWidth()
 	}
 	p99 := newRankKeys(n, 0.99, *buf, o.valueAt)
-	o.eachValues(func(vs []float64) {
-		if withCI {
-			sums.addAll(vs)
-		}
-		p99.addAll(vs)
-	})
+	o.eachValues(p99.addAll)
 	if !p99.complete() {
 		p99.again()
 		o.eachValues(p99.addAll)
 	}
 	*buf = p99.keys
-	if withCI {
-		ci = sums.halfWidth()
-	}
 	return ObserveRow{
 		AllZero: p99.allZero(),
 		Name:    name,
