@@ -114,16 +114,21 @@ func (l *valueLog) add(x float64) {
 	l.addSlow(x)
 }
 
-// addSlow is add into a float32 chunk, a full one or none.
+// addSlow is add into a float32 chunk, a full one or none. A new chunk
+// is made when its first value comes, of the kind that value needs: a
+// chunk that would turn float64 at once is never a float32 one.
 func (l *valueLog) addSlow(x float64) {
 	k := len(l.chunks)
 	if k == 0 || l.chunks[k-1].len() == logChunk {
-		l.chunks = append(l.chunks, valueChunk{f32: make([]float32, 0, logChunk)})
+		l.chunks = append(l.chunks, valueChunk{})
 		k++
 	}
 	c := &l.chunks[k-1]
 	if c.f64 == nil {
 		if f := float32(x); math.Float64bits(float64(f)) == math.Float64bits(x) {
+			if c.f32 == nil {
+				c.f32 = make([]float32, 0, logChunk)
+			}
 			c.f32 = append(c.f32, f)
 			l.n++
 			return

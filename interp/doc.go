@@ -173,8 +173,9 @@
 //     a run that would not end or would exhaust memory.
 //   - trace.go: trace workloads, read through [Options.OpenTrace].
 //   - rng.go: the random streams and the distributions.
-//   - stats.go: the statistics accumulators (means, batch-means confidence
-//     intervals, quantiles, time averages); only interp uses them.
+//   - stats.go, batchlanes.go: the statistics accumulators (means,
+//     batch-means confidence intervals, quantiles, time averages); only
+//     interp uses them.
 //   - report.go: the [Report] types and building them from a run.
 //   - dump.go: the [DumpSink] that receives the samples and gauge change
 //     points as the run makes them ([Options.Dump], `serq run --dump`).

@@ -148,22 +148,114 @@ func (a *batchSums) halfWidth() float64 {
 // ceil(q·n), clamped to [1, n], in xs sorted by [TotalCompare]. It is NaN
 // when xs is empty. xs is not modified.
 func Quantile(xs []float64, q float64) float64 {
-	keys := make([]int64, len(xs))
-	for i, x := range xs {
-		keys[i] = statTotalKey(x)
+	t := newRankKeys(len(xs), q, nil, func(i int) float64 { return xs[i] })
+	t.addAll(xs)
+	if !t.complete() {
+		t.again()
+		t.addAll(xs)
 	}
-	return quantileOfKeys(keys, q)
+	return t.result()
 }
 
-// quantileOfKeys is Quantile of the values whose statTotalKey are keys,
-// reordering keys.
-func quantileOfKeys(keys []int64, q float64) float64 {
-	if len(keys) == 0 {
+// rankKeys finds the value of one rank among n values given a slice at a
+// time, keeping only the candidates for it rather than all n: the rank is
+// the m-th largest, and a value below the least candidate kept (the cut,
+// lo) is dropped. The cut starts from a stride sample of the values (its
+// 2m·S/n + 8-th largest of S), which a tail quantile's m largest are
+// nearly always above, and rises whenever the candidates reach their
+// limit: all but the m largest are then dropped. Nothing the m largest
+// need is lost so long as m candidates are kept — every value dropped is
+// below the cut, and the candidates kept at or above it — so the m-th
+// largest candidate is the m-th largest value, exactly, in the total order
+// (statTotalKey). When fewer than m are left (the sample misled the
+// first cut) the values are given again with no cut. A p99 of 200 000
+// exponential values keeps about 3 % of them and selects among those
+// once. The values' bits also say whether every one is ±0.
+type rankKeys struct {
+	m     int     // the rank's place from the top (1 the largest); 0 without values
+	keys  []int64 // the candidates, in no order
+	limit int     // len(keys) at which the candidates are cut back to m
+	lo    int64   // the least key kept (MinInt64: no cut)
+	or    uint64  // the values' bits shifted left by one, or-ed: 0 iff all are ±0
+}
+
+// rankSample is the number of values the first cut is taken from.
+const rankSample = 1024
+
+// newRankKeys is a rankKeys for the nearest-rank q-quantile of n values,
+// its candidates in buf's array when that is large enough, its first cut
+// from values at (i < n).
+func newRankKeys(n int, q float64, buf []int64, at func(int) float64) rankKeys {
+	t := rankKeys{lo: math.MinInt64}
+	if n == 0 {
+		return t
+	}
+	t.m = n - int(statNearestRank(q, uint64(n))) + 1
+	t.limit = min(max(4*t.m, 256), n)
+	g := 2*t.m*rankSample/n + 8 // the sample's rank (from the top) of the first cut
+	sampled := n >= 16*rankSample && g <= rankSample/8
+	if size := max(t.limit, rankSample); cap(buf) < t.limit || sampled && cap(buf) < size {
+		buf = make([]int64, 0, size)
+	}
+	t.keys = buf[:0]
+	if sampled {
+		sample := t.keys[:rankSample]
+		for j := range sample {
+			sample[j] = statTotalKey(at(int((2*uint64(j) + 1) * uint64(n) / (2 * rankSample))))
+		}
+		t.lo = statSelect(sample, rankSample-g)
+	}
+	return t
+}
+
+// addAll adds the values xs.
+func (t *rankKeys) addAll(xs []float64) {
+	lo, or := t.lo, t.or
+	for _, x := range xs {
+		b := math.Float64bits(x)
+		or |= b << 1
+		if k := totalKeyOfBits(b); k >= lo {
+			t.push(k)
+			lo = t.lo
+		}
+	}
+	t.or = or
+}
+
+// push adds a candidate's key (k >= lo), cutting the candidates back to
+// the m largest when they reach the limit.
+func (t *rankKeys) push(k int64) {
+	t.keys = append(t.keys, k)
+	if len(t.keys) == t.limit && len(t.keys) > t.m {
+		at := len(t.keys) - t.m
+		k := statSelect(t.keys, at) // keys[at:] are the m largest
+		t.keys = t.keys[:copy(t.keys, t.keys[at:])]
+		if k < math.MaxInt64 {
+			k++
+		}
+		t.lo = k
+	}
+}
+
+// complete reports whether the candidates hold the rank: at least m.
+func (t *rankKeys) complete() bool { return len(t.keys) >= t.m }
+
+// again makes the rankKeys ready for the same values given again, with no
+// cut.
+func (t *rankKeys) again() { t.keys, t.lo, t.or = t.keys[:0], math.MinInt64, 0 }
+
+// result is the value of the rank (complete), NaN without values; it
+// reorders the candidates.
+func (t *rankKeys) result() float64 {
+	if t.m == 0 {
 		return math.NaN()
 	}
-	k := statSelect(keys, int(statNearestRank(q, uint64(len(keys))))-1)
+	k := statSelect(t.keys, len(t.keys)-t.m)
 	return math.Float64frombits(uint64(k ^ int64(uint64(k>>63)>>1)))
 }
+
+// allZero reports whether every value added is ±0 (true without values).
+func (t *rankKeys) allZero() bool { return t.or == 0 }
 
 // statSelect returns the k-th smallest key (0-based), reordering keys:
 // Floyd and Rivest's SELECT, which first narrows [lo, hi] to a sample's
@@ -250,10 +342,10 @@ func TotalCompare(a, b float64) int {
 	return 0
 }
 
-func statTotalKey(x float64) int64 {
-	b := int64(math.Float64bits(x))
-	return b ^ int64(uint64(b>>63)>>1)
-}
+func statTotalKey(x float64) int64 { return totalKeyOfBits(math.Float64bits(x)) }
+
+// totalKeyOfBits is statTotalKey of the float whose bits are b.
+func totalKeyOfBits(b uint64) int64 { return int64(b ^ uint64(int64(b)>>63)>>1) }
 
 // statSameFloat reports whether a and b are the same float in the total order
 // (bit for bit: +0 and −0 differ, a NaN equals only its own bits).
@@ -309,6 +401,9 @@ func (o *ObserveStat) Add(t float64, session uint64, turn uint32, v float64) {
 }
 
 // addLean is Add on a lean ObserveStat, which keeps the value alone.
+// The Welford update stays here, in the event loop: folded a chunk at a
+// time on a goroutine of its own instead, the M/M/1 of bench/run.sh took
+// as long (its division waits behind the loop's other work) and more CPU.
 func (o *ObserveStat) addLean(v float64) {
 	o.w.Add(v)
 	o.vals.add(v)
@@ -348,7 +443,31 @@ func (o *ObserveStat) CI() float64 {
 }
 
 // P99 is the nearest-rank 99th percentile, NaN without samples.
-func (o *ObserveStat) P99() float64 { return Quantile(o.Values(), 0.99) }
+func (o *ObserveStat) P99() float64 {
+	t := newRankKeys(o.count(), 0.99, nil, o.valueAt)
+	o.eachValues(t.addAll)
+	if !t.complete() {
+		t.again()
+		o.eachValues(t.addAll)
+	}
+	return t.result()
+}
+
+// valueAt is value i in recording order (i < count).
+func (o *ObserveStat) valueAt(i int) float64 {
+	if o.lean {
+		return o.vals.at(i)
+	}
+	return o.samples.at(i).Value
+}
+
+// count is the number of values kept.
+func (o *ObserveStat) count() int {
+	if o.lean {
+		return o.vals.len()
+	}
+	return o.samples.len()
+}
 
 // Samples are the recorded samples in recording order, in a fresh slice
 // (nil without any): reading them leaves the run's state as it was.
@@ -413,48 +532,34 @@ func (o *ObserveStat) Row(name string, test bool) ObserveRow {
 	return o.row(name, test, &keys)
 }
 
-// row is Row with the quantile's keys in *keys, grown as needed: a report
-// reuses one buffer for all its observes.
+// row is Row with the quantile's candidates in *buf, grown as needed: a
+// report reuses one buffer for all its observes.
 func (o *ObserveStat) row(name string, test bool, buf *[]int64) ObserveRow {
-	// one pass over the values, in recording order: the batch sums, the
-	// quantile's keys, whether all are 0
-	n := o.samples.len()
-	if o.lean {
-		n = o.vals.len()
-	}
+	// the batch sums, four batches side by side; then a pass over the
+	// values for the p99's candidates and whether all are 0
+	n := o.count()
 	ci := math.Inf(1)
-	withCI := n >= CIMinSamples && n/CIBatches >= 1
-	var sums batchSums
-	if withCI {
-		sums = newBatchSums(n, CIBatches)
-	}
-	if cap(*buf) < n {
-		*buf = make([]int64, 0, n)
-	}
-	keys := (*buf)[:0]
-	zero := true
-	o.eachValues(func(vs []float64) {
-		if withCI {
-			sums.addAll(vs)
-		}
-		at := len(keys)
-		keys = keys[:at+len(vs)]
-		for i, x := range vs {
-			keys[at+i] = statTotalKey(x)
-			zero = zero && x == 0
-		}
-	})
-	if withCI {
+	if n >= CIMinSamples && n/CIBatches >= 1 {
+		sums := newBatchSums(n, CIBatches)
+		runs := valueRuns{o: o}
+		sums.sumLanes(runs.run)
 		ci = sums.halfWidth()
 	}
+	p99 := newRankKeys(n, 0.99, *buf, o.valueAt)
+	o.eachValues(p99.addAll)
+	if !p99.complete() {
+		p99.again()
+		o.eachValues(p99.addAll)
+	}
+	*buf = p99.keys
 	return ObserveRow{
-		AllZero: zero,
+		AllZero: p99.allZero(),
 		Name:    name,
 		Count:   o.w.Count(),
 		Mean:    o.w.Mean(),
 		CI:      ci,
 		CV2:     o.w.CV2(),
-		P99:     quantileOfKeys(keys, 0.99),
+		P99:     p99.result(),
 		Test:    test,
 		Samples: o.Samples(),
 	}

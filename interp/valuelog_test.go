@@ -44,3 +44,24 @@ func TestValueLog(t *testing.T) {
 	check(&l, append(append([]float64(nil), want...), 7))
 	check(&c, append(append([]float64(nil), want...), math.E))
 }
+
+// TestValueLogChunkKind: a chunk takes the kind its first value needs, so
+// a log of values that are not float32 allocates one float64 array a chunk
+// and no float32 one; a float32 chunk still turns float64 part way.
+func TestValueLogChunkKind(t *testing.T) {
+	allocs := testing.AllocsPerRun(5, func() {
+		l := valueLog{chunks: make([]valueChunk, 0, 2)} // one allocation
+		for i := range 2 * logChunk {
+			l.add(float64(i) + 0.1) // never a float32
+		}
+	})
+	if allocs != 3 { // the chunks' slice and two float64 arrays
+		t.Errorf("%v allocations for two float64 chunks, want 3", allocs)
+	}
+	var l valueLog
+	l.add(1)
+	l.add(0.1)
+	if c := l.chunks[0]; c.f32 != nil || len(c.f64) != 2 || c.f64[0] != 1 || c.f64[1] != 0.1 {
+		t.Errorf("a chunk that turned float64: f32 %v, f64 %v", c.f32, c.f64)
+	}
+}
