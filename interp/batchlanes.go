@@ -14,6 +14,9 @@ package interp
 // time: run(lane, i) is values i, i+1, … to the end of a stretch (at
 // least one value), valid until that lane asks again.
 func (a *batchSums) sumLanes(run func(lane, i int) []float64) {
+	if len(a.sums)%4 != 0 {
+		panic("sumLanes: the batches are not a multiple of four")
+	}
 	per := len(a.sums) / 4 // lane l sums batches l·per … (l+1)·per−1
 	var pos [4]int
 	var cur [4][]float64
