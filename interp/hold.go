@@ -215,9 +215,7 @@ func (s *Sim) admit(h *holdInst) {
 				pl.cached -= consumed
 				e.dead = true
 				if e.size <= unitTol {
-					e.gone, pl.gone = true, true
-					pl.cached -= e.size
-					e.size = 0
+					pl.removeEntry(e)
 				}
 			}
 		}
@@ -511,9 +509,7 @@ func (s *Sim) drop(ss *session, st *model.Stmt) {
 	}
 	if e := s.ownEntry(ss, p); e != nil {
 		pl := &s.pools[p]
-		e.gone, pl.gone = true, true
-		pl.cached -= e.size
-		e.size = 0
+		pl.removeEntry(e)
 		s.compactEntries(pl)
 		s.poolChanged(pl)
 	}

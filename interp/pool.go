@@ -223,9 +223,7 @@ func (s *Sim) evict(pl *pool, need float64) {
 			pl.evictU += take
 		}
 		if e.size <= unitTol {
-			e.gone, pl.gone = true, true
-			pl.cached -= e.size
-			e.size = 0
+			pl.removeEntry(e)
 			if s.warm {
 				pl.evictN++
 			}
@@ -303,6 +301,14 @@ func (s *Sim) attrsOf(ss *session) *session {
 	return s.zero
 }
 
+// removeEntry takes entry e out of pl's cache: what it holds leaves the
+// cached total, and it is gone (compactEntries drops it from entries).
+func (pl *pool) removeEntry(e *cacheEntry) {
+	e.gone, pl.gone = true, true
+	pl.cached -= e.size
+	e.size = 0
+}
+
 func (s *Sim) compactEntries(pl *pool) {
 	if !pl.gone { // every entry marked gone sets it
 		return
@@ -328,9 +334,7 @@ func (s *Sim) cacheAt(ss *session, pl *pool, units float64) {
 	root := rootOf(ss)
 	units = pl.roundDown(units)
 	if old := s.ownEntry(root, pl.index); old != nil {
-		old.gone, pl.gone = true, true
-		pl.cached -= old.size
-		old.size = 0
+		pl.removeEntry(old)
 	}
 	if units <= 0 {
 		s.compactEntries(pl)

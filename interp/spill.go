@@ -66,9 +66,7 @@ func (s *Sim) intoTier(t *pool, e *cacheEntry, owner *session, units float64) {
 		for _, x := range t.entries {
 			if !x.gone && !x.dead && x.serial == e.serial {
 				have = x.size
-				x.gone, t.gone = true, true
-				t.cached -= x.size
-				x.size = 0
+				t.removeEntry(x)
 				s.compactEntries(t)
 				break
 			}
