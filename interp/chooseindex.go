@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/serq/serq/model"
 )
@@ -158,18 +159,15 @@ func (s *Sim) chooseIndexable(ss *session, st *model.Stmt, n float64) ([][]int, 
 				p := f.First
 				if e.Ref.Index != nil {
 					x := s.eval(e.Ref.Index, ss)
-					if x < 0 || x >= float64(f.Count) || x != math.Floor(x) {
+					if !inFamily(x, f) {
 						ok = false // the scan reports it, if a candidate reads it
 						return false
 					}
 					p += int(x)
 				}
-				for _, q := range pools[j] {
-					if q == p {
-						return true
-					}
+				if !slices.Contains(pools[j], p) {
+					pools[j] = append(pools[j], p)
 				}
-				pools[j] = append(pools[j], p)
 				return true
 			})
 		}
@@ -317,7 +315,7 @@ func (s *Sim) scanLimit(st *model.Stmt) int {
 			}
 			switch i := x.Ref.Index; {
 			case i == nil:
-			case i.Op == model.ENum && i.Num >= 0 && i.Num < float64(f.Count) && i.Num == math.Floor(i.Num):
+			case constMember(i, f):
 			case i.Op == model.EAttr && i.Slot == st.Slot:
 				limit = min(limit, f.Count)
 			default:

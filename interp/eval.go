@@ -144,6 +144,17 @@ func (s *Sim) evalWith(e *model.Expr, ss *session, st *stream) float64 {
 	panic("interp: cannot evaluate " + e.Op.String())
 }
 
+// inFamily reports whether x names a member of f: a whole number below
+// its count, from 0 (a NaN names none).
+func inFamily(x float64, f *model.Family) bool {
+	return x >= 0 && x < float64(f.Count) && x == math.Floor(x)
+}
+
+// constMember reports whether the index i is a number naming a member of f.
+func constMember(i *model.Expr, f *model.Family) bool {
+	return i.Op == model.ENum && inFamily(i.Num, f)
+}
+
 // member resolves a reference to a stage (or pool) index.
 func (s *Sim) member(r *model.Ref, ss *session, isStage bool) (int, bool) {
 	var f *model.Family
@@ -155,11 +166,11 @@ func (s *Sim) member(r *model.Ref, ss *session, isStage bool) (int, bool) {
 	if r.Index == nil {
 		return f.First, true
 	}
-	if r.Index.Op == model.ENum && r.Index.Num >= 0 && r.Index.Num < float64(f.Count) && r.Index.Num == math.Floor(r.Index.Num) {
+	if constMember(r.Index, f) {
 		return f.First + int(r.Index.Num), true
 	}
 	x := s.eval(r.Index, ss)
-	if x < 0 || x >= float64(f.Count) || x != math.Floor(x) {
+	if !inFamily(x, f) {
 		s.fail(ss, model.Pos{}, "index %s of `%s` is out of range: it has %d member(s)", fmtNum(x), f.Name, f.Count)
 		return f.First, false
 	}

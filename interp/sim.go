@@ -660,7 +660,7 @@ func (s *Sim) gaugeOfPools(e *model.Expr) bool {
 		if x.Op == model.EPool {
 			f := &s.p.PoolFams[x.Ref.Fam]
 			i := x.Ref.Index
-			ok = i == nil || i.Op == model.ENum && i.Num >= 0 && i.Num < float64(f.Count) && i.Num == math.Floor(i.Num)
+			ok = i == nil || constMember(i, f)
 		}
 		return ok
 	})
