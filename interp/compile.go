@@ -89,8 +89,9 @@ func (c *cprog) block(b *model.Block) *cblock {
 	return cb
 }
 
-// of is b's compiled block, nil without a compiled program (NoFastPath) or
-// for a block that is not a session's.
+// of is b's compiled block (a hold's body, which admit pushes without
+// its statement's), nil without a compiled program (NoFastPath) or for a
+// block that is not a session's.
 func (c *cprog) of(b *model.Block) *cblock { return c.blocks[b] }
 
 // xform is the shape of a compiled expression.

@@ -242,7 +242,8 @@ func (s *Sim) admit(h *holdInst) {
 	ss.holds = append(ss.holds, h)
 	ss.waitingHold = false
 	ss.waitHold = nil
-	ss.frames = append(ss.frames, frame{b: st.Body, kind: fHold, hold: h})
+	ss.pushFrame(st.Body, s.cprog.of(st.Body), fHold, nil)
+	ss.top().hold = h
 	h.depth = len(ss.frames) - 1
 	s.makeReady(ss)
 }

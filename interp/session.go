@@ -266,9 +266,6 @@ func (s *Sim) exec(ss *session) {
 			}
 			continue
 		}
-		if f.cb == nil && s.cprog.blocks != nil {
-			f.cb = s.cprog.of(f.b) // a frame pushed without it (a hold's body)
-		}
 		var cs *cstmt
 		if cb := f.cb; cb != nil {
 			// the frame's sets and observes in a row, in their compiled
