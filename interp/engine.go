@@ -221,15 +221,24 @@ func (s *Sim) engineHasWaiters(e *engine) bool {
 }
 
 // memHeld is the memory a resident holds in the engine's memory pool.
-func (s *Sim) memHeld(e *engine, ss *session) float64 {
+func (s *Sim) memHeld(e *engine, ss *session) float64 { return s.memHeldAs(e, ss, nil, 0, 0) }
+
+// memHeldAs is memHeld with pool i of hold h (nil: none) counted as
+// holding alloc, summed in the same order (quietGrowth: the memory after a
+// growth).
+func (s *Sim) memHeldAs(e *engine, ss *session, h *holdInst, i int, alloc float64) float64 {
 	if e.m.Memory < 0 {
 		return 0
 	}
 	sum := 0.0
-	for _, h := range ss.holds {
-		for i := range h.pools {
-			if h.pools[i].pool == e.m.Memory && !h.pools[i].released {
-				sum += h.pools[i].alloc
+	for _, x := range ss.holds {
+		for k := range x.pools {
+			if p := &x.pools[k]; p.pool == e.m.Memory && !p.released {
+				if x == h && k == i {
+					sum += alloc
+				} else {
+					sum += p.alloc
+				}
 			}
 		}
 	}

@@ -164,11 +164,7 @@ func quietExpr(e *model.Expr) bool {
 		return false
 	}
 	for _, c := range m.ctx {
-		found := false
-		for _, q := range quietSlots {
-			found = found || model.Ctx(c) == q
-		}
-		if !found {
+		if !slices.Contains(quietSlots[:], model.Ctx(c)) {
 			return false
 		}
 	}
@@ -269,12 +265,8 @@ func (s *Sim) quietClean() bool {
 // quietPools unmarks the marked pools and engines, as the settle's
 // admission and startEngines do when quietClean holds.
 func (s *Sim) quietPools() {
-	for i := s.dirtyPools.next(0); i >= 0; i = s.dirtyPools.next(i + 1) {
-		s.dirtyPools.clear(i)
-	}
-	for i := s.dirtyEngs.next(0); i >= 0; i = s.dirtyEngs.next(i + 1) {
-		s.dirtyEngs.clear(i)
-	}
+	s.dirtyPools.reset()
+	s.dirtyEngs.reset()
 }
 
 // quietReady reports whether e's iteration that is ending can be handled
@@ -346,21 +338,11 @@ func (s *Sim) quietGrowth(e *engine, k int) bool {
 	// the batch's memory (attempt's sum) with the grown allocation
 	kvb := 0.0
 	for j, x := range e.assign {
-		m := 0.0
-		if e.m.Memory >= 0 {
-			for _, h := range x.holds {
-				for i := range h.pools {
-					if p := &h.pools[i]; p.pool == e.m.Memory && !p.released {
-						if j == k && h == g.h && i == g.i {
-							m += target
-						} else {
-							m += p.alloc
-						}
-					}
-				}
-			}
+		if j == k {
+			kvb += s.memHeldAs(e, x, g.h, g.i, target)
+		} else {
+			kvb += s.memHeld(e, x)
 		}
-		kvb += m
 	}
 	saved := s.ctx
 	q.loadCtx(&s.ctx)
