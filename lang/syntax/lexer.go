@@ -177,9 +177,9 @@ func (l *sqLex) scanToken() (lexer.TokenType, int) {
 		return 0, 0
 	case isDigit(c) || c == '.' && len(s) > 1 && isDigit(s[1]):
 		return tokNumber, scanNumber(s)
-	case c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f':
+	case isSpace(c):
 		i := 1
-		for i < len(s) && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r' || s[i] == '\f') {
+		for i < len(s) && isSpace(s[i]) {
 			i++
 		}
 		return tokWhitespace, i
@@ -191,6 +191,10 @@ func (l *sqLex) scanToken() (lexer.TokenType, int) {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// isSpace reports whether c is white space as the rules' `\s` is: space,
+// \t, \n, \f or \r (a \v is not).
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' }
 
 // scanNumber returns the length of the number s starts with (a digit, or
 // a `.` and a digit).
