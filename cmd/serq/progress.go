@@ -90,16 +90,16 @@ func loadedGC() {
 	}
 }
 
-// leanGC is the collector's target during a lean run (GOGC not set): 400 %
-// over the live heap while the heap is small — the runtime scales its
-// 4 MB minimum goal by it, to 16 MB, so a run whose heap stays under that collects
-// nothing, for collecting is then a large part of a short run's time and
-// memory no concern (the M/M/1 of bench/run.sh collects once at 200 %,
-// never at 400 %, and takes 6 % less CPU so) — and 25 % once the heap's objects
-// pass leanGCTight, for a long run's heap is mostly its observes' values,
-// pointer-free chunks that only grow, and a quarter over them bounds the
-// peak (the seed at 200 000 s: 70 MB; 131 MB when issue 14 measured it
-// without the tightening).
+// leanGC is the collector's target during a lean run (GOGC not set):
+// 400 % over the live heap while the heap is small — the runtime scales
+// its 4 MB minimum goal by it, to 16 MB, so a run whose heap stays under
+// that collects nothing, for collecting is then a large part of a short
+// run's time and memory no concern (the M/M/1 of bench/run.sh collects
+// once at 200 %, never at 400 %, and takes 6 % less CPU so) — and 25 %
+// once the heap's objects pass leanGCTight, for a long run's heap is
+// mostly its observes' values, pointer-free chunks that only grow, and a
+// quarter over them bounds the peak (the seed at 200 000 s: 57–70 MB;
+// 131 MB without the tightening).
 type leanGC struct {
 	sample []metrics.Sample
 	tight  bool
