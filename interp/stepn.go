@@ -238,7 +238,9 @@ func (s *Sim) quietVer(q *quietIter) uint64 {
 // would have nothing to do but that engine's next attempt: no session
 // ready, no stage or flow marked, no pool or engine marked but those the
 // settle would only unmark (a pool with no grower and no waiter it admits
-// itself, a busy engine: quietPools does that), no tracer of engine
+// itself, a busy engine, an idle one with no resident and no waiter — a
+// decoder whose last request finished, marked again by the release of its
+// blocks after the settle's startEngines: quietPools does that), no tracer of engine
 // iterations (a quiet iteration traces nothing else: no session joins,
 // finishes, is admitted or released in it), and no drain that the event
 // could finish.
@@ -255,7 +257,7 @@ func (s *Sim) quietClean() bool {
 	// the engine whose iteration ends is busy until then; startEngines
 	// attempts it and unmarks it
 	for i := s.dirtyEngs.next(0); i >= 0; i = s.dirtyEngs.next(i + 1) {
-		if !s.engs[i].busy {
+		if e := &s.engs[i]; !e.busy && (len(e.res) > 0 || s.engineHasWaiters(e)) {
 			return false
 		}
 	}
@@ -263,9 +265,16 @@ func (s *Sim) quietClean() bool {
 }
 
 // quietPools unmarks the marked pools and engines, as the settle's
-// admission and startEngines do when quietClean holds.
+// admission and startEngines do when quietClean holds: startEngines finds
+// a marked idle engine without work (quietClean lets no other through)
+// not idle with work.
 func (s *Sim) quietPools() {
 	s.dirtyPools.reset()
+	for i := s.dirtyEngs.next(0); i >= 0; i = s.dirtyEngs.next(i + 1) {
+		if e := &s.engs[i]; !e.busy {
+			e.idle = false
+		}
+	}
 	s.dirtyEngs.reset()
 }
 
