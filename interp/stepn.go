@@ -527,9 +527,14 @@ func (s *Sim) quietRun(n uint64, until float64) uint64 {
 		}
 		t := s.cal[0].t
 		e := s.stages[s.cal[0].id].eng
+		if t > s.opt.Horizon || t > until || e == nil || e.epoch != s.cal[0].epoch || !e.busy {
+			return done
+		}
 		// the attempt is made at the iteration's end only if no other event
-		// is pending at that instant (startEngines)
-		if t > s.opt.Horizon || t > until || e == nil || e.epoch != s.cal[0].epoch || !e.busy || !(s.secondTime() > t) || !s.quietReady(e) {
+		// is pending at that instant (startEngines). Nothing in the run
+		// schedules an event, so the next other one stays at second.
+		second := s.secondTime()
+		if !(second > t) || !s.quietReady(e) {
 			return done
 		}
 		if t > s.now && !s.instantQuiet() {
@@ -553,7 +558,7 @@ func (s *Sim) quietRun(n uint64, until float64) uint64 {
 			q := &e.quiet
 			next := s.now + q.cost
 			grew := q.stale
-			more := done < n && s.err == nil && next <= s.opt.Horizon && next <= until && next < s.nextOther()
+			more := done < n && s.err == nil && next <= s.opt.Horizon && next <= until && next < second
 			if more && grew {
 				// the growth marked its pool and made the template stale
 				more = s.quietClean() && s.quietReady(e)
