@@ -370,24 +370,23 @@ func (s *Sim) pop() event {
 // sifting it down, moving the hole.
 func (s *Sim) siftDown(x event) {
 	c := s.cal
-	n := len(c)
-	i := 0
-	for {
+	hole := &c[0]
+	for i := 0; ; {
 		l := 2*i + 1
-		if l >= n {
+		if uint(l) >= uint(len(c)) {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && evLess(&c[r], &c[l]) {
-			m = r
+		m, child := l, &c[l]
+		if r := l + 1; uint(r) < uint(len(c)) && evLess(&c[r], child) {
+			m, child = r, &c[r]
 		}
-		if !evLess(&c[m], &x) {
+		if !evLess(child, &x) {
 			break
 		}
-		c[i] = c[m]
-		i = m
+		*hole = *child
+		hole, i = child, m
 	}
-	c[i].put(&x)
+	hole.put(&x)
 }
 
 // take marks the calendar's top as the event being handled: the next push
