@@ -79,10 +79,10 @@ func clockPair() float64 {
 // two would have if 32/32's events were 2/2's kinds in 2/2's proportions,
 // "ratio" the ratio as run. The difference is the deployment's, not the
 // interpreter's: the router sends a request to the least busy decoder, and
-// of 32 that is seldom the one holding its session's prefix, so 96 % of
-// the requests are prefilled remotely (59 % at 2/2; the seed's `remote`
-// observe) and their transfers are larger (5,587 tokens against 2,082:
-// `remote_tokens`). The transfers, the flow ends they reschedule and the
+// of 32 that is seldom the one holding its session's prefix, so over these
+// 100 s 96 % of the requests are prefilled remotely (59 % at 2/2; the
+// seed's `remote` observe) and their transfers are larger (5,587 tokens
+// against 2,082: `remote_tokens`). The transfers, the flow ends they reschedule and the
 // jobs around them are then a larger part of the events. Each figure is
 // the least of b.N runs.
 func BenchmarkScaleMix(b *testing.B) {
