@@ -130,9 +130,14 @@ func (s *Sim) poolChanged(pl *pool) {
 	pl.holdersI.Set(s.now, float64(pl.holders))
 }
 
-// ownEntry is the session's alive cache entry in a pool.
+// ownEntry is the session's alive cache entry in a pool. Its entries'
+// pools, folded onto 64 bits (cachePools), say at once that it has none in
+// most pools: a router's `cachedin` reads every candidate's.
 func (s *Sim) ownEntry(ss *session, p int) *cacheEntry {
 	root := rootOf(ss)
+	if root.cachePools&poolBit(p) == 0 {
+		return nil
+	}
 	for _, e := range root.cache {
 		if e.pool == p && !e.gone && !e.dead {
 			return e
@@ -356,5 +361,9 @@ func (s *Sim) cacheAt(ss *session, pl *pool, units float64) {
 	pl.entries = append(pl.entries, e)
 	pl.cached += units
 	root.cache = append(root.cache, e)
+	root.cachePools |= poolBit(pl.index)
 	s.compactEntries(pl)
 }
+
+// poolBit is pool p's bit in a session's cachePools.
+func poolBit(p int) uint64 { return 1 << (uint(p) & 63) }

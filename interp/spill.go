@@ -86,6 +86,7 @@ func (s *Sim) intoTier(t *pool, e *cacheEntry, owner *session, units float64) {
 			root := rootOf(owner)
 			n.owner, n.gen = root, root.gen
 			root.cache = append(root.cache, n)
+			root.cachePools |= poolBit(t.index)
 		}
 		t.entries = append(t.entries, n)
 		t.cached += size
