@@ -84,7 +84,8 @@ func clockPair() float64 {
 // seed's `remote` observe) and their transfers are larger (5,587 tokens
 // against 2,082: `remote_tokens`). The transfers, the flow ends they reschedule and the
 // jobs around them are then a larger part of the events. Each figure is
-// the least of b.N runs.
+// the least of b.N runs: the 2/2 run is 10 ms, so on a busy machine give
+// -benchtime 10x or more.
 func BenchmarkScaleMix(b *testing.B) {
 	pair := clockPair()
 	mixes := map[int]eventMix{}
