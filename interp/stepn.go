@@ -237,13 +237,13 @@ func (s *Sim) quietVer(q *quietIter) uint64 {
 // quietClean reports whether the settle after an engine iteration's end
 // would have nothing to do but that engine's next attempt: no session
 // ready, no stage or flow marked, no pool or engine marked but those the
-// settle would only unmark (a pool with no grower and no waiter it admits
-// itself, a busy engine, an idle one with no resident and no waiter — a
-// decoder whose last request finished, marked again by the release of its
-// blocks after the settle's startEngines: quietPools does that), no tracer of engine
-// iterations (a quiet iteration traces nothing else: no session joins,
-// finishes, is admitted or released in it), and no drain that the event
-// could finish.
+// settle would only unmark (quietPools does that): a pool with no grower
+// and no waiter it admits itself, a busy engine, an idle one with no
+// resident and no waiter (a decoder whose last request finished, marked
+// again by the release of its blocks after the settle's startEngines).
+// And no tracer of engine iterations (a quiet iteration traces nothing
+// else: no session joins, finishes, is admitted or released in it), and
+// no drain that the event could finish.
 func (s *Sim) quietClean() bool {
 	if s.tracer != nil && s.traceIters || s.noFastPath || s.err != nil || len(s.ready) > 0 ||
 		!s.dirtyStages.empty() || len(s.flows.touched) > 0 || s.draining && len(s.live) == 0 {
@@ -265,9 +265,9 @@ func (s *Sim) quietClean() bool {
 }
 
 // quietPools unmarks the marked pools and engines, as the settle's
-// admission and startEngines do when quietClean holds: startEngines finds
-// a marked idle engine without work (quietClean lets no other through)
-// not idle with work.
+// admission and startEngines do when quietClean holds; a marked idle
+// engine (one without work: quietClean lets no other through) has its
+// idle flag cleared, as startEngines clears it.
 func (s *Sim) quietPools() {
 	s.dirtyPools.reset()
 	for i := s.dirtyEngs.next(0); i >= 0; i = s.dirtyEngs.next(i + 1) {
