@@ -78,10 +78,11 @@ func quietShare(t *testing.T, p *model.Program, opt Options, set func(*Sim)) (qu
 // event that is not a quiet iteration, and more engines make more of
 // those; a decoder whose last request finished, marked again by its
 // blocks' release, no longer keeps the next iteration, any engine's, off
-// the fast path: quietClean lets an idle engine without work through). The run is deterministic, so the counts are exact: the events
-// are the reference path's (Options.NoFastPath), and the quiet ones and
-// the calls they came in are pinned as a golden is, so that a change in
-// what the fast path covers is seen and explained.
+// the fast path: quietClean lets an idle engine without work through).
+// The run is deterministic, so the counts are exact: the events are the
+// reference path's (Options.NoFastPath), and the quiet ones and the calls
+// they came in are pinned as a golden is, so that a change in what the
+// fast path covers is seen and explained.
 func TestQuietTaken(t *testing.T) {
 	for _, c := range []struct {
 		n           int
