@@ -88,6 +88,9 @@ func (s *Sim) markPool(pl *pool) {
 	for _, e := range s.poolEngines[pl.index] {
 		s.dirtyEngs.set(e)
 	}
+	for _, e := range s.poolTemplates[pl.index] {
+		s.engs[e].quiet.marked = true
+	}
 }
 
 // markStage notes that a ps stage's job set changed: reschedule recomputes
@@ -111,6 +114,7 @@ func (s *Sim) initDirty() {
 		s.dirtyEngs.set(i)
 	}
 	s.poolEngines = make([][]int, len(s.pools))
+	s.poolTemplates = make([][]int32, len(s.pools))
 	for i := range s.engs {
 		for _, p := range s.engs[i].m.Admits {
 			s.poolEngines[p] = append(s.poolEngines[p], i)

@@ -113,8 +113,8 @@
 // resident a decode token, left no waiter and changed no pool but by
 // growing its residents' blocks (then its residents' context is read again
 // once, at the next iteration). When the iteration ends, the template
-// holds if the residents and the pools it read (their versions) are
-// unchanged, every resident still wants a whole token, and the settle
+// holds if the residents and the pools it read are unchanged (a change
+// of a pool marks the templates that read it), every resident still wants a whole token, and the settle
 // would have nothing else to do (no session ready, no stage or flow with
 // work, no pool or engine marked but those it would only unmark, no other
 // event at that instant); then the iteration's end and the next attempt

@@ -190,6 +190,9 @@ type Sim struct {
 	dirtyStages bitset  // ps stages reschedule looks at
 	gaugePools  bitset  // pools changed since the gauges were last read
 	poolEngines [][]int // for each pool, the engines that admit from it
+	// for each pool, the engines whose quiet template has read it
+	// (captureQuiet): markPool marks their templates
+	poolTemplates [][]int32
 
 	// The indexed chooses (chooseindex.go).
 	chooseIdx   []chooseIndex  // the choose statements' indexes, in the order first run

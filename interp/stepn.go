@@ -24,8 +24,9 @@ import (
 // blocks, admitted and preempted nobody, served every resident a decode
 // token and left no waiter in the engine's pools. It holds while the
 // residents (resGen) and the pools the attempt read (the memory pool, the
-// pools it admits from and the residents' growing pools: their versions,
-// pool.ver, which every change and every hold queued bumps) are unchanged;
+// pools it admits from and the residents' growing pools) are unchanged:
+// markPool, which every change and every hold queued goes through, marks
+// the templates that read the pool (Sim.poolTemplates, quietIter.marked);
 // the next attempt then reads the same inputs, so with every resident
 // still wanting a whole token and fitting its blocks it serves the same
 // batch, and the memoized budget and cost (memo.go) are the same values.
@@ -42,7 +43,7 @@ type quietIter struct {
 	cost   float64 // the iteration's duration
 	ndec   int     // its decodes: every resident
 	resGen uint64  // engine.resGen at the attempt
-	ver    uint64  // the sum of pool.ver over pools at the attempt's end
+	marked bool    // a pool of pools was marked since the attempt's end (markPool)
 	pools  []int   // the memory pool, the pools it admits from and the residents' growing pools
 	grow   []quietGrow
 	ctx    [len(quietSlots)]float64 // the context the attempt left
@@ -210,7 +211,12 @@ func (s *Sim) captureQuiet(e *engine, budget, cost float64, ndec int, grew bool)
 		}
 		q.grow = append(q.grow, g)
 	}
-	q.ver = s.quietVer(q)
+	for _, p := range q.pools {
+		if !slices.Contains(s.poolTemplates[p], int32(e.ei)) {
+			s.poolTemplates[p] = append(s.poolTemplates[p], int32(e.ei))
+		}
+	}
+	q.marked = false
 	q.resGen = e.resGen
 	q.cost = cost
 	q.budget, q.chunk = budget, e.chunk
@@ -224,14 +230,6 @@ func (s *Sim) captureQuiet(e *engine, budget, cost float64, ndec int, grew bool)
 		q.ctx[k] = s.ctx[quietSlots[k]]
 	}
 	q.ok = true
-}
-
-func (s *Sim) quietVer(q *quietIter) uint64 {
-	v := uint64(0)
-	for _, p := range q.pools {
-		v += s.pools[p].ver
-	}
-	return v
 }
 
 // quietClean reports whether the settle after an engine iteration's end
@@ -284,7 +282,7 @@ func (s *Sim) quietPools() {
 // blocks where they fit (quietGrowth).
 func (s *Sim) quietReady(e *engine) bool {
 	q := &e.quiet
-	if !q.ok || q.resGen != e.resGen || s.quietVer(q) != q.ver {
+	if !q.ok || q.resGen != e.resGen || q.marked {
 		return false
 	}
 	grow, ok := s.quietResidents(e)
@@ -450,7 +448,7 @@ func (s *Sim) quietIteration(e *engine, setCtx bool) {
 		// the template as captureQuiet leaves it after an attempt that grew
 		q.cost = q.growCost
 		q.ctx[kvDecodeSlot] = q.growKV
-		q.ver = s.quietVer(q)
+		q.marked = false // the growth's own mark, which the template now holds
 		q.stale = true
 		q.ok = q.regrow
 		// the growth is taken: none is pending (a state a run reached by
