@@ -49,33 +49,11 @@ func (a *batchSums) sumLanes(run func(lane, i int) []float64) {
 	}
 }
 
-// valueRuns gives an observe's values to sumLanes: a lean chunk of
-// float64 values to its end as it is, any other converted, up to
-// runConvert values at a time, into the lane's buffer.
+// valueRuns gives an observe's values to sumLanes, a stretch at a time
+// (ObserveStat.stretch), each lane's converted values in its own buffer.
 type valueRuns struct {
 	o    *ObserveStat
 	bufs [4][runConvert]float64
 }
 
-// runConvert is the most values valueRuns converts at a time.
-const runConvert = 512
-
-func (r *valueRuns) run(lane, i int) []float64 {
-	buf := r.bufs[lane][:0]
-	k := min(logChunk, i%logChunk+runConvert)
-	if o := r.o; o.lean {
-		c := &o.vals.chunks[i/logChunk]
-		if c.f64 != nil {
-			return c.f64[i%logChunk:]
-		}
-		for _, x := range c.f32[i%logChunk : min(k, len(c.f32))] {
-			buf = append(buf, float64(x))
-		}
-	} else {
-		c := o.samples.chunks[i/logChunk]
-		for _, s := range c[i%logChunk : min(k, len(c))] {
-			buf = append(buf, s.Value)
-		}
-	}
-	return buf
-}
+func (r *valueRuns) run(lane, i int) []float64 { return r.o.stretch(i, r.bufs[lane][:0]) }

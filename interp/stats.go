@@ -148,13 +148,22 @@ func (a *batchSums) halfWidth() float64 {
 // ceil(q·n), clamped to [1, n], in xs sorted by [TotalCompare]. It is NaN
 // when xs is empty. xs is not modified.
 func Quantile(xs []float64, q float64) float64 {
-	t := newRankKeys(len(xs), q, nil, func(i int) float64 { return xs[i] })
-	t.addAll(xs)
+	t := rankOf(len(xs), q, nil, func(i int) float64 { return xs[i] }, func(f func([]float64)) { f(xs) })
+	return t.result()
+}
+
+// rankOf is the rankKeys of the nearest-rank q-quantile of the n values
+// that each gives in order, a slice at a time (at: value i, for the first
+// cut), with its candidates in buf's array when that is large enough: the
+// values are given again with no cut when the first cut misled.
+func rankOf(n int, q float64, buf []int64, at func(int) float64, each func(func([]float64))) rankKeys {
+	t := newRankKeys(n, q, buf, at)
+	each(t.addAll)
 	if !t.complete() {
 		t.again()
-		t.addAll(xs)
+		each(t.addAll)
 	}
-	return t.result()
+	return t
 }
 
 // rankKeys finds the value of one rank among n values given a slice at a
@@ -434,22 +443,23 @@ func (o *ObserveStat) Mean() float64 { return o.w.Mean() }
 func (o *ObserveStat) CV2() float64 { return o.w.CV2() }
 
 // CI is the half-width of the batch-means 95 % confidence interval of the
-// mean (20 batches, t = 2.093), or +Inf below [CIMinSamples] samples.
+// mean (20 batches, t = 2.093), or +Inf below [CIMinSamples] samples:
+// [BatchMeansHalfWidth] of the values, its batch sums taken four side by
+// side (sumLanes).
 func (o *ObserveStat) CI() float64 {
-	if o.w.Count() < CIMinSamples {
+	n := o.count()
+	if n < CIMinSamples || n/CIBatches < 1 {
 		return math.Inf(1)
 	}
-	return BatchMeansHalfWidth(o.Values(), CIBatches)
+	sums := newBatchSums(n, CIBatches)
+	runs := valueRuns{o: o}
+	sums.sumLanes(runs.run)
+	return sums.halfWidth()
 }
 
 // P99 is the nearest-rank 99th percentile, NaN without samples.
 func (o *ObserveStat) P99() float64 {
-	t := newRankKeys(o.count(), 0.99, nil, o.valueAt)
-	o.eachValues(t.addAll)
-	if !t.complete() {
-		t.again()
-		o.eachValues(t.addAll)
-	}
+	t := rankOf(o.count(), 0.99, nil, o.valueAt, o.eachValues)
 	return t.result()
 }
 
@@ -478,49 +488,47 @@ func (o *ObserveStat) Samples() []Sample {
 	return o.samples.appendTo(make([]Sample, 0, o.samples.len()))
 }
 
-// eachValues calls f with the values in recording order, a chunk at a
+// stretch is values i, i+1, … (i < count) in recording order, to the end
+// of i's chunk: a lean chunk of float64 values as it is, any other
+// converted, at most runConvert values of it, into buf's array.
+func (o *ObserveStat) stretch(i int, buf []float64) []float64 {
+	buf = buf[:0]
+	at, end := i%logChunk, min(logChunk, i%logChunk+runConvert)
+	if o.lean {
+		c := &o.vals.chunks[i/logChunk]
+		if c.f64 != nil {
+			return c.f64[at:]
+		}
+		for _, x := range c.f32[at:min(end, len(c.f32))] {
+			buf = append(buf, float64(x))
+		}
+		return buf
+	}
+	c := o.samples.chunks[i/logChunk]
+	for _, s := range c[at:min(end, len(c))] {
+		buf = append(buf, s.Value)
+	}
+	return buf
+}
+
+// runConvert is the most values stretch converts at a time.
+const runConvert = 512
+
+// eachValues calls f with the values in recording order, a stretch at a
 // time (a slice valid during the call).
 func (o *ObserveStat) eachValues(f func([]float64)) {
-	var buf []float64
-	if o.lean {
-		for i := range o.vals.chunks {
-			c := &o.vals.chunks[i]
-			if c.f64 != nil {
-				f(c.f64)
-				continue
-			}
-			buf = buf[:0]
-			for _, x := range c.f32 {
-				buf = append(buf, float64(x))
-			}
-			f(buf)
-		}
-		return
-	}
-	for _, c := range o.samples.chunks {
-		buf = buf[:0]
-		for _, s := range c {
-			buf = append(buf, s.Value)
-		}
-		f(buf)
+	var buf [runConvert]float64
+	for i, n := 0, o.count(); i < n; {
+		vs := o.stretch(i, buf[:0])
+		f(vs)
+		i += len(vs)
 	}
 }
 
 // Values is a fresh slice of the sample values in recording order.
 func (o *ObserveStat) Values() []float64 {
-	if o.lean {
-		v := make([]float64, o.vals.len())
-		for i := range v {
-			v[i] = o.vals.at(i)
-		}
-		return v
-	}
-	v := make([]float64, 0, o.samples.len())
-	for _, c := range o.samples.chunks {
-		for _, s := range c {
-			v = append(v, s.Value)
-		}
-	}
+	v := make([]float64, 0, o.count())
+	o.eachValues(func(vs []float64) { v = append(v, vs...) })
 	return v
 }
 
@@ -537,20 +545,8 @@ func (o *ObserveStat) Row(name string, test bool) ObserveRow {
 func (o *ObserveStat) row(name string, test bool, buf *[]int64) ObserveRow {
 	// the batch sums, four batches side by side; then a pass over the
 	// values for the p99's candidates and whether all are 0
-	n := o.count()
-	ci := math.Inf(1)
-	if n >= CIMinSamples && n/CIBatches >= 1 {
-		sums := newBatchSums(n, CIBatches)
-		runs := valueRuns{o: o}
-		sums.sumLanes(runs.run)
-		ci = sums.halfWidth()
-	}
-	p99 := newRankKeys(n, 0.99, *buf, o.valueAt)
-	o.eachValues(p99.addAll)
-	if !p99.complete() {
-		p99.again()
-		o.eachValues(p99.addAll)
-	}
+	ci := o.CI()
+	p99 := rankOf(o.count(), 0.99, *buf, o.valueAt, o.eachValues)
 	*buf = p99.keys
 	return ObserveRow{
 		AllZero: p99.allZero(),
