@@ -360,9 +360,15 @@ func (s *Sim) cacheAt(ss *session, pl *pool, units float64) {
 	e := &cacheEntry{pool: pl.index, serial: root.serial, owner: root, gen: root.gen, size: units, last: s.now, seq: s.seq}
 	pl.entries = append(pl.entries, e)
 	pl.cached += units
-	root.cache = append(root.cache, e)
-	root.cachePools |= poolBit(pl.index)
+	root.addEntry(e)
 	s.compactEntries(pl)
+}
+
+// addEntry lists e among the root session's cache entries, and its pool in
+// cachePools.
+func (ss *session) addEntry(e *cacheEntry) {
+	ss.cache = append(ss.cache, e)
+	ss.cachePools |= poolBit(e.pool)
 }
 
 // poolBit is pool p's bit in a session's cachePools.

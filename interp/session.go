@@ -87,7 +87,7 @@ type sessionVals struct {
 	growIdx     int
 	growBy      float64
 	lastTok     float64 // time of the last token (ITL)
-	cachePools  uint64  // bit p&63 for every pool p of an entry in cache (ownEntry)
+	cachePools  uint64  // bit p&63 for every pool p of an entry in cache (addEntry, ownEntry)
 	traceIdx    int     // the recorded session it replays
 	traceTurn   int
 	turns       uint64 // turns started: keys the turn stream, whatever the program sets turn_no to

@@ -85,8 +85,7 @@ func (s *Sim) intoTier(t *pool, e *cacheEntry, owner *session, units float64) {
 		if owner != nil {
 			root := rootOf(owner)
 			n.owner, n.gen = root, root.gen
-			root.cache = append(root.cache, n)
-			root.cachePools |= poolBit(t.index)
+			root.addEntry(n)
 		}
 		t.entries = append(t.entries, n)
 		t.cached += size
