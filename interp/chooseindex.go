@@ -2,7 +2,6 @@ package interp
 
 import (
 	"math"
-	"math/bits"
 	"slices"
 
 	"github.com/serq/serq/model"
@@ -114,19 +113,14 @@ func (s *Sim) chooseIndexOf(ss *session, st *model.Stmt, n float64) *chooseIndex
 // chooseTake marks the candidates that read the pools changed since the
 // last take (choosePend, which poolChanged adds to) and empties the set.
 func (s *Sim) chooseTake() {
-	if s.choosePools == nil { // no index reads a pool
-		s.choosePend.reset()
-		return
-	}
-	for w := range s.choosePend {
-		for s.choosePend[w] != 0 {
-			b := s.choosePend[w]
-			s.choosePend[w] = b & (b - 1)
-			for _, l := range s.choosePools[w<<6|bits.TrailingZeros64(b)] {
+	if s.choosePools != nil { // some index reads a pool
+		for p := s.choosePend.next(0); p >= 0; p = s.choosePend.next(p + 1) {
+			for _, l := range s.choosePools[p] {
 				s.chooseIdx[l.index].stale.set(int(l.leaf))
 			}
 		}
 	}
+	s.choosePend.reset()
 }
 
 // chooseIndexable reports whether st's picks can be kept in an index: a
