@@ -43,7 +43,7 @@ type quietIter struct {
 	cost   float64 // the iteration's duration
 	ndec   int     // its decodes: every resident
 	resGen uint64  // engine.resGen at the attempt
-	marked bool    // a pool of pools was marked since the attempt's end (markPool)
+	marked bool    // one of pools was marked since the attempt's end (markPool)
 	pools  []int   // the memory pool, the pools it admits from and the residents' growing pools
 	grow   []quietGrow
 	ctx    [len(quietSlots)]float64 // the context the attempt left
