@@ -67,9 +67,9 @@ func BenchmarkSeed(b *testing.B) {
 // seedAt is the seed program with np prefill and nd decode instances and
 // the arrival rate scaled with them (0.6 per pair): the family sizes are
 // plain lets (an input may not size a family), so the variant is the
-// seed's text with its two lets rewritten, loaded beside the seed so its
-// `use` resolves.
-func seedAt(t testing.TB, np, nd int) *model.Program {
+// seed's text with its two lets rewritten (and any more replacements,
+// each made once), loaded beside the seed so its `use` resolves.
+func seedAt(t testing.TB, np, nd int, more ...[2]string) *model.Program {
 	t.Helper()
 	const path = "../examples/pd-disaggregation/llmd_nixl_pull.sq"
 	src, err := os.ReadFile(path)
@@ -77,10 +77,10 @@ func seedAt(t testing.TB, np, nd int) *model.Program {
 		t.Fatal(err)
 	}
 	text := string(src)
-	for _, r := range [][2]string{
+	for _, r := range append([][2]string{
 		{"let NP = 2;", fmt.Sprintf("let NP = %d;", np)},
 		{"let ND = 2;", fmt.Sprintf("let ND = %d;", nd)},
-	} {
+	}, more...) {
 		if !strings.Contains(text, r[0]) {
 			t.Fatalf("the seed has no %q", r[0])
 		}

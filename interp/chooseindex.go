@@ -9,31 +9,46 @@ import (
 
 // Indexed `choose`: a router's `choose j in ND by (holders(D[j].kv) +
 // queued(D[j].kv))` reads every candidate's keys on every request, a cost
-// that grows with the family. When each candidate's key tuple is a pure
-// function of some pools' states (the choose is indexable: see
-// chooseIndexable), the tuples are kept in a tournament tree over the
-// candidates instead: each leaf holds a candidate's keys, each inner node
-// the first least candidate below it. Every change of a pool's used,
-// queue or holders goes through poolChanged (the time averages need it),
-// which adds the pool to choosePend; a pick first takes those pools,
-// marking the leaves that read them (resolved once, when the index is
-// built), so it sees every change up to its moment, those earlier in the
-// same instant included. It evaluates the marked leaves again, by the same
-// evaluator with the candidate in the choose's slot (so the values are bit
-// for bit the scan's), and recomputes the nodes above those whose keys
-// changed, up to where the winner is another candidate, as before. The
-// pick is the root's.
+// that grows with the family. When each candidate's key tuple is a
+// function of some pools' and engines' states and of the session's cached
+// prefixes alone (the choose is indexable: see chooseIndexable), the
+// tuples are kept in a tournament tree over the candidates instead: each
+// leaf holds a candidate's keys, each inner node the first least candidate
+// below it. Every change of a pool's used, queue or holders goes through
+// poolChanged (the time averages need it), which adds the pool to
+// choosePend, and every change of an engine's residents, batch or their
+// remaining work through engineChanged, which adds the engine to
+// choosePendEngs when an index reads it; a pick first takes those pools
+// and engines, marking the leaves that read them (resolved once, when the
+// index is built), so it sees every change up to its moment, those earlier
+// in the same instant included. It evaluates the marked leaves again, by
+// the same evaluator with the candidate in the choose's slot (so the
+// values are bit for bit the scan's), and recomputes the nodes above those
+// whose keys changed, up to where the winner is another candidate, as
+// before. The pick is the root's.
+//
+// A key may read `cachedin` of a candidate's pool: the session's cached
+// prefix there, which differs from request to request. A leaf is read
+// with a session of its own that has no cache entry (Sim.blankChoose), so
+// its cachedin is 0, which is the picking session's in every pool it has
+// no entry in. The pools a session has entries in are folded onto 64 bits
+// (session.cachePools); the candidates whose cachedin pools meet them
+// (chooseIndex.cached) are read again with the picking session, taken out
+// of the tree while its winner among the others is found, and compared
+// with it, candidate by candidate in index order, as the scan compares.
+// A new conversation has no entry; a later turn has some in a few pools.
 //
 // The scan picks the first candidate whose tuple is least by compareKeys;
 // the tree picks the same as long as the order is total, which it is
 // without NaN (-0 and +0 compare equal in both). compareKeys finds a NaN
 // equal to every value, which is not transitive, so the answer depends on
 // the order the candidates are compared in (keys [1, 0, NaN, -1]: the scan
-// picks candidate 3, the tree 1): while any leaf holds a NaN, the choose
-// takes the scan. Under a tracer (which notes
-// every candidate's keys) the scan runs too, after the leaves are brought
-// up to date as they would be without it, so a traced run's state is the
-// untraced run's. Options.NoFastPath builds no index.
+// picks candidate 3, the tree 1): while any leaf holds a NaN, or a
+// candidate read with the picking session does, the choose takes the
+// scan. Under a tracer (which notes every candidate's keys) the scan runs
+// too, after the leaves are brought up to date as they would be without
+// it, so a traced run's state is the untraced run's. Options.NoFastPath
+// builds no index.
 
 // chooseIndex is the index of one choose statement, built the first time
 // the statement runs.
@@ -50,6 +65,15 @@ type chooseIndex struct {
 	nans  int       // their number
 
 	picks, scans uint64 // picks made by the tree, and left to the scan for a NaN
+	owned        uint64 // the tree's picks that read candidates with the session (pickOwn)
+
+	// the keys' cachedin: by candidate, its cachedin pools' bits (poolBit);
+	// their union (0: no key reads cachedin); the candidates of a pick read
+	// with its session, and their keys (scratch, empty between picks)
+	cached    []uint64
+	cachedAll uint64
+	own       []int32
+	ownKeys   []float64
 
 	// lazyN: for up to this many candidates the scan may leave a
 	// candidate's later keys unread once an earlier one decides against it
@@ -74,18 +98,30 @@ func (s *Sim) chooseIndexOf(ss *session, st *model.Stmt, n float64) *chooseIndex
 	s.chooseTake() // the other indexes' changes, before the new one is read afresh
 	s.chooseIdx = append(s.chooseIdx, chooseIndex{st: st, lazyN: s.scanLimit(st)})
 	x := &s.chooseIdx[len(s.chooseIdx)-1]
-	pools, ok := s.chooseIndexable(ss, st, n)
+	reads, ok := s.chooseIndexable(ss, st, n)
 	if !ok {
 		return x
 	}
 	if s.choosePools == nil {
 		s.choosePools = make([][]chooseLeaf, len(s.pools))
+		s.chooseEngs = make([][]chooseLeaf, len(s.engs))
+		s.choosePendEngs = newBitset(len(s.engs))
+		s.blankChoose = &session{attrs: make([]float64, len(s.p.Attrs))}
 	}
 	self := int32(len(s.chooseIdx) - 1)
-	for j, ps := range pools {
-		for _, p := range ps {
+	x.cached = make([]uint64, int(n))
+	for j := range reads {
+		for _, p := range reads[j].pools {
 			s.choosePools[p] = append(s.choosePools[p], chooseLeaf{self, int32(j)})
 		}
+		for _, e := range reads[j].engs {
+			s.chooseEngs[e] = append(s.chooseEngs[e], chooseLeaf{self, int32(j)})
+			s.engs[e].chosen = true
+		}
+		for _, p := range reads[j].cached {
+			x.cached[j] |= poolBit(p)
+		}
+		x.cachedAll |= x.cached[j]
 	}
 	x.ok = true
 	x.n, x.k = int(n), len(st.Keys)
@@ -101,7 +137,7 @@ func (s *Sim) chooseIndexOf(ss *session, st *model.Stmt, n float64) *chooseIndex
 	x.stale = newBitset(x.n)
 	x.nan = newBitset(x.n)
 	for j := range x.n {
-		s.chooseLeafEval(x, ss, j)
+		s.chooseLeafEval(x, j)
 		x.win[x.size+j] = int32(j)
 	}
 	for i := x.size - 1; i >= 1; i-- {
@@ -110,63 +146,149 @@ func (s *Sim) chooseIndexOf(ss *session, st *model.Stmt, n float64) *chooseIndex
 	return x
 }
 
-// chooseTake marks the candidates that read the pools changed since the
-// last take (choosePend, which poolChanged adds to) and empties the set.
+// chooseTake marks the candidates that read the pools and engines changed
+// since the last take (choosePend, which poolChanged adds to, and
+// choosePendEngs, engineChanged) and empties the sets.
 func (s *Sim) chooseTake() {
-	if s.choosePools != nil { // some index reads a pool
+	if s.choosePools != nil { // some index was built
 		for p := s.choosePend.next(0); p >= 0; p = s.choosePend.next(p + 1) {
 			for _, l := range s.choosePools[p] {
 				s.chooseIdx[l.index].stale.set(int(l.leaf))
 			}
 		}
+		for e := s.choosePendEngs.next(0); e >= 0; e = s.choosePendEngs.next(e + 1) {
+			for _, l := range s.chooseEngs[e] {
+				s.chooseIdx[l.index].stale.set(int(l.leaf))
+			}
+		}
+		s.choosePendEngs.reset()
 	}
 	s.choosePend.reset()
 }
 
+// engineChanged notes a change of e's residents, its batch or their
+// remaining work (queue, busy and work of its stage) for the indexes that
+// read them. Every write of those goes through one of its callers: a
+// join (engineRun), a cancel (engineCancel), an iteration's start
+// (attempt) and end (iterEnd, which makes the leaves), and a quiet
+// iteration (quietIteration).
+func (s *Sim) engineChanged(e *engine) {
+	if e.chosen {
+		s.choosePendEngs.set(e.ei)
+	}
+}
+
+// chooseReads are the states a candidate's keys read: the pools whose
+// used, free, holders or queued they read, the engines whose stage's
+// queue, busy or work, and the pools whose cachedin.
+type chooseReads struct{ pools, engs, cached []int }
+
 // chooseIndexable reports whether st's picks can be kept in an index: a
 // constant count n of at least 1 and keys that read nothing but pools'
-// used, free, holders and queued, constants and the candidate (no other
-// attribute, no stage, engine, register, clock, draw or observe), the pool
-// of every candidate resolved in range by an index that reads only the
-// candidate and constants. It returns the pools each candidate reads.
-func (s *Sim) chooseIndexable(ss *session, st *model.Stmt, n float64) ([][]int, bool) {
+// used, free, holders, queued and cachedin, engines' queue, busy and work,
+// constants and the candidate (no other attribute, no other stage, no
+// register, clock, draw or observe: chooseKeyPure), the pool or engine of
+// every candidate resolved in range by an index that reads only the
+// candidate and constants. It returns what each candidate reads.
+func (s *Sim) chooseIndexable(ss *session, st *model.Stmt, n float64) ([]chooseReads, bool) {
 	if n < 1 || n > maxChoose || len(st.Keys) == 0 || !pureOfPools(st.N, -1, false) {
 		return nil, false
 	}
 	for _, key := range st.Keys {
-		if !pureOfPools(key, st.Slot, true) {
+		if !chooseKeyPure(key, st.Slot) {
 			return nil, false
 		}
 	}
 	saved := ss.attrs[st.Slot]
 	defer func() { ss.attrs[st.Slot] = saved }()
-	pools := make([][]int, int(n))
+	reads := make([]chooseReads, int(n))
 	ok := true
-	for j := range pools {
+	for j := range reads {
 		ss.attrs[st.Slot] = float64(j)
+		r := &reads[j]
 		for _, key := range st.Keys {
 			key.Walk(func(e *model.Expr) bool {
-				if !ok || e.Op != model.EPool {
+				if !ok || e.Op != model.EPool && e.Op != model.EStage {
 					return ok
 				}
-				f := &s.p.PoolFams[e.Ref.Fam]
-				p := f.First
+				var f *model.Family
+				if e.Op == model.EPool {
+					f = &s.p.PoolFams[e.Ref.Fam]
+				} else {
+					f = &s.p.StageFams[e.Ref.Fam]
+				}
+				m := f.First
 				if e.Ref.Index != nil {
 					x := s.eval(e.Ref.Index, ss)
 					if !inFamily(x, f) {
 						ok = false // the scan reports it, if a candidate reads it
 						return false
 					}
-					p += int(x)
+					m += int(x)
 				}
-				if !slices.Contains(pools[j], p) {
-					pools[j] = append(pools[j], p)
+				switch {
+				case e.Op == model.EStage:
+					eng := s.stages[m].eng
+					if eng == nil {
+						ok = false // a stage's work reads the clock
+						return false
+					}
+					r.engs = appendNew(r.engs, eng.ei)
+				case e.Fn == model.PCachedIn:
+					r.cached = appendNew(r.cached, m)
+				default:
+					r.pools = appendNew(r.pools, m)
 				}
 				return true
 			})
 		}
 	}
-	return pools, ok
+	return reads, ok
+}
+
+// appendNew appends x to list unless it holds it.
+func appendNew(list []int, x int) []int {
+	if slices.Contains(list, x) {
+		return list
+	}
+	return append(list, x)
+}
+
+// chooseKeyPure reports whether a choose's key reads nothing but numbers,
+// the candidate (the attribute slot), operators and pure functions, pools'
+// used, free, holders, queued and cachedin and stages' queue, busy and
+// work (chooseIndexable admits a stage only if it is an engine's), each
+// member indexed by an expression of the candidate and numbers.
+func chooseKeyPure(e *model.Expr, slot int) bool {
+	switch e.Op {
+	case model.EPool:
+		switch e.Fn {
+		case model.PUsed, model.PFree, model.PHolders, model.PQueued, model.PCachedIn:
+		default:
+			return false
+		}
+		return e.Ref.Index == nil || pureOfPools(e.Ref.Index, slot, false)
+	case model.EStage:
+		switch e.Fn {
+		case model.SQueue, model.SBusy, model.SWork:
+		default:
+			return false
+		}
+		return e.Ref.Index == nil || pureOfPools(e.Ref.Index, slot, false)
+	case model.ENum, model.EAttr:
+		return pureOfPools(e, slot, false)
+	case model.ENeg, model.ENot, model.EAdd, model.ESub, model.EMul, model.EDiv, model.EPow,
+		model.ELt, model.ELe, model.EGt, model.EGe, model.EEq, model.ENe, model.EAnd, model.EOr, model.ECond,
+		model.EFunc:
+	default:
+		return false
+	}
+	for _, a := range e.Args {
+		if !chooseKeyPure(a, slot) {
+			return false
+		}
+	}
+	return true
 }
 
 // pureOfPools reports whether e reads nothing but numbers, the attribute
@@ -203,14 +325,16 @@ func pureOfPools(e *model.Expr, slot int, pools bool) bool {
 	return true
 }
 
-// chooseLeafEval reads candidate j's keys into its leaf (ss's choose slot
-// set to j) and reports whether any changed, bit for bit.
-func (s *Sim) chooseLeafEval(x *chooseIndex, ss *session, j int) bool {
-	ss.attrs[x.st.Slot] = float64(j)
+// chooseLeafEval reads candidate j's keys into its leaf, with the index's
+// own session (Sim.blankChoose: no cache entry) in the choose's slot set
+// to j, and reports whether any changed, bit for bit.
+func (s *Sim) chooseLeafEval(x *chooseIndex, j int) bool {
+	b := s.blankChoose
+	b.attrs[x.st.Slot] = float64(j)
 	keys := x.keys[j*x.k : (j+1)*x.k]
 	changed, nan := false, false
 	for i, key := range x.st.Keys {
-		v := s.eval(key, ss)
+		v := s.eval(key, b)
 		if math.Float64bits(v) != math.Float64bits(keys[i]) {
 			keys[i] = v
 			changed = true
@@ -253,7 +377,7 @@ func (s *Sim) pick(x *chooseIndex, ss *session) int {
 	s.chooseTake()
 	for j := x.stale.next(0); j >= 0; j = x.stale.next(j + 1) {
 		x.stale.clear(j)
-		if !s.chooseLeafEval(x, ss, j) {
+		if !s.chooseLeafEval(x, j) {
 			continue
 		}
 		// the path to the root; above a node whose winner is another
@@ -272,8 +396,81 @@ func (s *Sim) pick(x *chooseIndex, ss *session) int {
 		x.scans++
 		return -1
 	}
+	w := x.win[1]
+	if mine := rootOf(ss).cachePools & x.cachedAll; mine != 0 {
+		var ok bool
+		if w, ok = s.pickOwn(x, ss, mine); !ok {
+			x.scans++
+			return -1
+		}
+		x.owned++
+	}
 	x.picks++
-	return int(x.win[1])
+	return int(w)
+}
+
+// pickOwn is the pick when the session may have cached prefixes in the
+// candidates' cachedin pools (mine: their bits that its entries' meet):
+// the candidates whose pools meet mine are read with the session, the
+// tree's winner among the others is found with those taken out, and the
+// first least of them all, in index order, is the pick. It reports false
+// when a key read with the session is NaN (the scan must pick). The tree
+// and the scratch are left as they were.
+func (s *Sim) pickOwn(x *chooseIndex, ss *session, mine uint64) (int32, bool) {
+	saved := ss.attrs[x.st.Slot]
+	defer func() {
+		ss.attrs[x.st.Slot] = saved
+		x.own, x.ownKeys = x.own[:0], x.ownKeys[:0]
+	}()
+	for j, c := range x.cached {
+		if c&mine == 0 {
+			continue
+		}
+		ss.attrs[x.st.Slot] = float64(j)
+		for _, key := range x.st.Keys {
+			v := s.eval(key, ss)
+			if v != v {
+				return -1, false
+			}
+			x.ownKeys = append(x.ownKeys, v)
+		}
+		x.own = append(x.own, int32(j))
+	}
+	// the tree's winner among the others
+	for _, j := range x.own {
+		x.win[x.size+int(j)] = -1
+		x.repath(int(j))
+	}
+	w := x.win[1]
+	for _, j := range x.own {
+		x.win[x.size+int(j)] = j
+		x.repath(int(j))
+	}
+	// the first least, in index order, as the scan compares
+	best, bestKeys := int32(-1), []float64(nil)
+	take := func(j int32, keys []float64) {
+		if best < 0 || compareKeys(keys, bestKeys) < 0 {
+			best, bestKeys = j, keys
+		}
+	}
+	for m, j := range x.own {
+		if w >= 0 && w < j {
+			take(w, x.keys[int(w)*x.k:int(w+1)*x.k])
+			w = -1
+		}
+		take(j, x.ownKeys[m*x.k:(m+1)*x.k])
+	}
+	if w >= 0 {
+		take(w, x.keys[int(w)*x.k:int(w+1)*x.k])
+	}
+	return best, true
+}
+
+// repath recomputes the winners on the path from leaf j to the root.
+func (x *chooseIndex) repath(j int) {
+	for i := (x.size + j) >> 1; i >= 1; i >>= 1 {
+		x.win[i] = x.better(x.win[2*i], x.win[2*i+1])
+	}
 }
 
 // scanLimit is the number of candidates up to which st's keys can be read

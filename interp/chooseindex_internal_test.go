@@ -160,10 +160,11 @@ func TestChooseIndexNaN(t *testing.T) {
 	}
 }
 
-// TestChooseIndexable: which chooses are kept as an index. Keys reading a
-// session (cachedin), another attribute, a stage, the clock or a
-// draw, a count that is not a constant, a pool indexed by a pool's state
-// or a candidate's pool out of range take the scan.
+// TestChooseIndexable: which chooses are kept as an index. Keys reading
+// the session's cachedin are (TestChooseIndexOwn); keys reading another
+// attribute, a stage that is not an engine's, the clock or a draw, a count
+// that is not a constant, a pool indexed by a pool's state or a
+// candidate's pool out of range take the scan.
 func TestChooseIndexable(t *testing.T) {
 	for _, c := range []struct {
 		choose string
@@ -174,9 +175,11 @@ func TestChooseIndexable(t *testing.T) {
 		{"choose j in 9 by (used(one) > 2 ? used(slot[j]) : max(2, ln(1 + holders(slot[j]))));", true},
 		{"choose j in 1 by (used(one));", true},
 		{"choose j in 9 by (1);", true},
-		{"choose j in 9 by (cachedin(slot[j]));", false},
+		{"choose j in 9 by (cachedin(slot[j]));", true},
+		{"choose j in 9 by (cachedin(slot[j]) > 0 ? 0 : 1, holders(one) + cachedin(one));", true},
 		{"choose j in 9 by (used(slot[j]) + u);", false},
 		{"choose j in 9 by (busy(svc));", false},
+		{"choose j in 9 by (used(slot[j]), work(svc));", false},
 		{"choose j in 9 by (used(slot[j]) + now);", false},
 		{"choose j in 9 by (used(slot[j]) + ~uniform(0, 1));", false},
 		{"choose j in u by (used(slot[j]));", false},
@@ -203,6 +206,82 @@ func TestChooseIndexable(t *testing.T) {
 		n := math.Floor(s.eval(sts[0].N, ss))
 		if x := s.chooseIndexOf(ss, sts[0], n); x.ok != c.ok {
 			t.Errorf("%s: indexed %v, want %v", c.choose, x.ok, c.ok)
+		}
+	}
+}
+
+// TestChooseIndexOwn: on random states of the pools and of the picking
+// session's cache entries (in none of the candidates' cachedin pools, in
+// one or in several, alive, gone or dead, of sizes that tie), the indexed
+// choose whose keys read cachedin picks what the scan picks, every time,
+// and leaves its tree as a fresh build over the same states would have
+// it. A session with no entry in the pools is picked by the tree alone;
+// one with entries has those candidates read with it (pickOwn), which the
+// test sees in rounds of both kinds.
+func TestChooseIndexOwn(t *testing.T) {
+	src := `fn main() {
+  pool slot[9] { cap 3; }
+  pool kv[9] { cap 100; }
+  stage svc[9] : fifo;
+  workload { arrive poisson(1); }
+  server {
+    choose j in 9 by (cachedin(kv[j]) > 0 ? 0 : 1, holders(slot[j]) + queued(slot[j]));
+    choose m in 9 by (used(slot[m]) + cachedin(kv[8 - m]) / 10, m - 2 * floor(m / 2));
+    hold slot[j] (cost(slot[j], 1)) { run svc[j] (cost(svc[j], 1)); }
+  }
+}
+`
+	s, ss, sts := chooseSim(t, src)
+	r := rand.New(rand.NewPCG(3, 4))
+	used := []float64{0, math.Copysign(0, -1), 1, 2, 3}
+	sizes := []float64{0, 10, 20}
+	kv := s.p.PoolFams[1]
+	if kv.Name != "kv" {
+		t.Fatalf("the second pool family is %q, want kv", kv.Name)
+	}
+	const rounds = 3000
+	mine := 0
+	for round := range rounds {
+		for k := r.IntN(3); k >= 0; k-- {
+			pl := &s.pools[r.IntN(kv.First)] // a slot
+			pl.used = used[r.IntN(len(used))]
+			pl.holders = r.IntN(3)
+			pl.queue = make([]*holdInst, r.IntN(2))
+			s.poolChanged(pl)
+		}
+		ss.cache, ss.cachePools = nil, 0
+		for k := r.IntN(4) - 1; k > 0; k-- {
+			e := &cacheEntry{pool: kv.First + r.IntN(kv.Count), size: sizes[r.IntN(len(sizes))]}
+			e.gone, e.dead = r.IntN(5) == 0, r.IntN(5) == 0
+			ss.addEntry(e)
+		}
+		if ss.cachePools != 0 {
+			mine++
+		}
+		for _, st := range sts {
+			want := scanPick(s, ss, st)
+			if got := fastPick(s, ss, st); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("round %d, the choose at line %d: the index picks %v, the scan %v", round, st.Pos.Line, got, want)
+			}
+		}
+	}
+	if mine < rounds/4 || mine > rounds*3/4 {
+		t.Fatalf("%d of %d rounds with cache entries: the test needs both kinds", mine, rounds)
+	}
+	for i := range 2 {
+		x := &s.chooseIdx[i]
+		if !x.ok || x.picks != rounds || x.scans != 0 || x.owned != uint64(mine) || len(x.own) != 0 || len(x.ownKeys) != 0 {
+			t.Errorf("index %d: ok %v, %d picks by the tree, %d by the scan, %d with the session's candidates (want %d), scratch %d and %d",
+				i, x.ok, x.picks, x.scans, x.owned, mine, len(x.own), len(x.ownKeys))
+		}
+		// the tree as a fresh build leaves it
+		fresh := *x
+		fresh.win = slices.Clone(x.win)
+		for n := x.size - 1; n >= 1; n-- {
+			fresh.win[n] = fresh.better(fresh.win[2*n], fresh.win[2*n+1])
+		}
+		if !slices.Equal(fresh.win, x.win) {
+			t.Errorf("index %d: the tree %v, a fresh build %v", i, x.win, fresh.win)
 		}
 	}
 }
@@ -342,3 +421,133 @@ func TestScanLazyRandomStates(t *testing.T) {
 		t.Fatalf("the picks %v: too few candidates picked to tell", picks)
 	}
 }
+
+// EngineRouter rewrites the seed's decoder choose to read the decoders'
+// engines (their residents' remaining work, their residents and their
+// batch), which quiet iterations, joins during an iteration, attempts,
+// preemptions and ends change (TestChooseIndexEngineKeys).
+var EngineRouter = [2]string{"choose j in ND by (holders(D[j].kv) + queued(D[j].kv));",
+	"choose j in ND by (queue(D[j]), work(D[j]) - busy(D[j]));"}
+
+// TestChooseIndexSeedRouter: the seed's router at 8/8 keeps both its
+// chooses in indexes, the decoder's (holders + queued) and the
+// prefiller's, whose keys read the session's cachedin and an engine's
+// work: every pick is the tree's, and the later turns of a conversation,
+// which have cached prefixes on prefillers, read those candidates with
+// the session. So does the router of EngineRouter, whose decoder choose
+// reads the engines. The counts are the runs' (horizon 60, seed 3).
+func TestChooseIndexSeedRouter(t *testing.T) {
+	type counts struct {
+		ok                  bool
+		n                   int
+		picks, scans, owned uint64
+	}
+	for _, c := range []struct {
+		more []string
+		want []counts
+	}{
+		{nil, []counts{{true, 8, 852, 0, 0}, {true, 8, 674, 0, 529}}},
+		{EngineRouter[:], []counts{{true, 8, 853, 0, 0}, {true, 8, 678, 0, 533}}},
+	} {
+		p := loadSeedText(t, seedPath, append([]string{"let NP = 2;", "let NP = 8;", "let ND = 2;", "let ND = 8;",
+			`args.number("Lambda", 0.6)`, `args.number("Lambda", 2.4)`}, c.more...)...)
+		s, err := New(p, Options{Horizon: 60, Warmup: 6, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s.StepN(1<<20) > 0 {
+		}
+		if s.Err() != nil {
+			t.Fatal(s.Err())
+		}
+		var got []counts
+		for i := range s.chooseIdx {
+			x := &s.chooseIdx[i]
+			got = append(got, counts{x.ok, x.n, x.picks, x.scans, x.owned})
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q: the indexes (ok, candidates, picks, scans, picks with the session's candidates) %v, want %v", c.more, got, c.want)
+		}
+	}
+}
+
+// TestChooseIndexLeavesCurrent holds the indexes to their invariant after
+// every event: once the changes are taken (chooseTake), a leaf not marked
+// stale holds its candidate's keys as they read now. A change of a pool or
+// an engine that no hook notes (poolChanged, engineChanged) leaves a leaf
+// holding old keys unmarked, which this finds at the next event whether or
+// not a pick would have told. The runs: the seed's router at 6/6, whose
+// prefiller choose reads engines' work, and EngineRouter's, whose decoder
+// choose reads engines in quiet iterations; ChooseProgram; and
+// engineChoose, whose requests join an engine at their arrival, while it
+// may be running an iteration.
+func TestChooseIndexLeavesCurrent(t *testing.T) {
+	seed := []string{"let NP = 2;", "let NP = 6;", "let ND = 2;", "let ND = 6;",
+		`args.number("Lambda", 0.6)`, `args.number("Lambda", 1.8)`}
+	p1 := loadSeedText(t, seedPath, seed...)
+	p2 := loadSeedText(t, seedPath, append(seed, EngineRouter[:]...)...)
+	p3, err := lang.LoadSource("choose.sq", []byte(testutil.ChooseProgram), lang.Options{Lib: lib.FS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p4, err := lang.LoadSource("engines.sq", []byte(engineChoose), lang.Options{Lib: lib.FS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, p := range []*model.Program{p1, p2, p3, p4} {
+		s, err := New(p, Options{Horizon: 25, Warmup: 2, Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked := 0
+		for s.Step() {
+			s.chooseTake()
+			for i := range s.chooseIdx {
+				x := &s.chooseIdx[i]
+				if !x.ok {
+					continue
+				}
+				b := s.blankChoose
+				for j := range x.n {
+					if x.stale.has(j) {
+						continue
+					}
+					b.attrs[x.st.Slot] = float64(j)
+					for q, key := range x.st.Keys {
+						if v, old := s.eval(key, b), x.keys[j*x.k+q]; math.Float64bits(v) != math.Float64bits(old) {
+							t.Fatalf("run %d, event %d at t=%v: the choose at line %d, candidate %d, key %d: the leaf holds %v, the key reads %v",
+								k, s.events, s.now, x.st.Pos.Line, j, q, old, v)
+						}
+					}
+					checked++
+				}
+			}
+		}
+		if s.Err() != nil || checked < 1000 {
+			t.Fatalf("run %d: %v, %d leaves checked", k, s.Err(), checked)
+		}
+	}
+}
+
+// engineChoose routes each request to the engine with the fewest
+// residents, then the least remaining work less the running batch: four
+// engines on one queue family, each request decoding 1 to 6 tokens there,
+// joining at its arrival.
+const engineChoose = `fn main() {
+  queue E[4] : decode {
+    device gpu { }
+    engine on gpu {
+      tokens cap 3;
+      schedule { advance running; admit waiting; }
+      execute (0.1 * batch.tokens);
+    }
+    decode (n) { run E decode (cost(E, n)); }
+  }
+  workload { arrive poisson(8); turn { set n = ceil(~uniform(0, 6)); } }
+  server {
+    choose j in 4 by (queue(E[j]), work(E[j]) - busy(E[j]));
+    E[j].decode (n);
+    observe pick = j;
+  }
+}
+`

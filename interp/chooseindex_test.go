@@ -14,6 +14,13 @@ func TestChooseIndexSeed32(t *testing.T) {
 	differential(t, seedAt(t, 32, 32), interp.Options{Horizon: horizon(30), Warmup: 2, Seed: 4}, 0)
 }
 
+// TestChooseIndexEngineKeys: the seed at 8/8 with the router choosing the
+// decoder by the engines' states, in an index (TestChooseIndexSeedRouter),
+// steps as the scan does.
+func TestChooseIndexEngineKeys(t *testing.T) {
+	differential(t, seedAt(t, 8, 8, interp.EngineRouter), interp.Options{Horizon: horizon(40), Warmup: 2, Seed: 5}, 0)
+}
+
 // TestChooseIndexCheckpoint: a run resumed from a checkpoint taken while
 // the indexes have candidates to read again is in the straight run's state
 // (the indexes included) event after event and reports the same bytes.

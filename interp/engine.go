@@ -41,6 +41,7 @@ type engine struct {
 	quietOK  bool      // the schedule and expressions allow them (initQuiet)
 	quiet    quietIter // the last attempt, if it can be repeated
 	resGen   uint64    // bumped by every change of res
+	chosen   bool      // an indexed choose reads its stage (engineChanged)
 	batchCtx bool      // the attempt in progress set the batch's context (setBatchCtx)
 
 	// the attempt in progress
@@ -139,6 +140,7 @@ func (s *Sim) engineRun(ss *session, st *model.Stmt, stg *stage, work float64) b
 	}
 	e.res = append(e.res, ss)
 	e.resGen++
+	s.engineChanged(e)
 	s.dirtyEngs.set(e.ei)
 	if s.tracer != nil { // the label is built only for a tracer: this is the hot path
 		what := "joined decode on"
@@ -159,6 +161,7 @@ func (s *Sim) engineCancel(stg *stage, ss *session) {
 	e := stg.eng
 	e.res = without(e.res, ss)
 	e.resGen++
+	s.engineChanged(e)
 	for k, r := range e.assign {
 		if r == ss {
 			e.left += ss.job.assign
@@ -333,6 +336,7 @@ func (s *Sim) attempt(e *engine) {
 		return
 	}
 	e.busy = true
+	s.engineChanged(e)
 	e.epoch++
 	e.iterT = s.now
 	e.iters++
@@ -703,6 +707,7 @@ func (s *Sim) iterEnd(idx int, epoch uint32) {
 		return
 	}
 	e.busy = false
+	s.engineChanged(e)
 	s.dirtyEngs.set(e.ei)
 	e.stage.util.Set(s.now, 0)
 	e.kind = iterNone
@@ -742,7 +747,7 @@ func (s *Sim) iterEnd(idx int, epoch uint32) {
 
 func (s *Sim) leaveEngine(e *engine, r *session) {
 	e.res = without(e.res, r)
-	e.resGen++
+	e.resGen++ // iterEnd, its only caller, notes the change (engineChanged)
 	stg := e.stage
 	if s.tracer != nil {
 		what := "finished decode on"

@@ -195,9 +195,12 @@ type Sim struct {
 	poolTemplates [][]int32
 
 	// The indexed chooses (chooseindex.go).
-	chooseIdx   []chooseIndex  // the choose statements' indexes, in the order first run
-	choosePools [][]chooseLeaf // for each pool, the indexes' candidates that read it
-	choosePend  bitset         // pools changed (poolChanged) since the indexes last took the changes
+	chooseIdx      []chooseIndex  // the choose statements' indexes, in the order first run
+	choosePools    [][]chooseLeaf // for each pool, the indexes' candidates that read it
+	choosePend     bitset         // pools changed (poolChanged) since the indexes last took the changes
+	chooseEngs     [][]chooseLeaf // for each engine, the indexes' candidates that read its stage
+	choosePendEngs bitset         // engines read by an index changed (engineChanged) since the last take
+	blankChoose    *session       // the session the indexes read their leaves with: no cache entry
 
 	// The driver's: tracing and guards.
 	tracer     func(TraceEvent)

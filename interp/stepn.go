@@ -420,6 +420,7 @@ func (s *Sim) quietIteration(e *engine, setCtx bool) {
 	q := &e.quiet
 	now := s.now
 	iterNo, stmtNo := e.iterNo+1, e.stmtNo+1
+	s.engineChanged(e) // its residents' work
 	for k, r := range e.assign {
 		j := &r.job
 		j.rem -= 1 // j.assign is 1, and serve gives it 1 again
