@@ -479,8 +479,8 @@ func TestChooseIndexSeedRouter(t *testing.T) {
 // not a pick would have told. The runs: the seed's router at 6/6, whose
 // prefiller choose reads engines' work, and EngineRouter's, whose decoder
 // choose reads engines in quiet iterations; ChooseProgram; and
-// engineChoose, whose requests join an engine at their arrival, while it
-// may be running an iteration.
+// EngineChooseProgram, whose requests join an engine at their arrival,
+// while it may be running an iteration.
 func TestChooseIndexLeavesCurrent(t *testing.T) {
 	seed := []string{"let NP = 2;", "let NP = 6;", "let ND = 2;", "let ND = 6;",
 		`args.number("Lambda", 0.6)`, `args.number("Lambda", 1.8)`}
@@ -490,7 +490,7 @@ func TestChooseIndexLeavesCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p4, err := lang.LoadSource("engines.sq", []byte(engineChoose), lang.Options{Lib: lib.FS})
+	p4, err := lang.LoadSource("engines.sq", []byte(testutil.EngineChooseProgram), lang.Options{Lib: lib.FS})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -528,26 +528,3 @@ func TestChooseIndexLeavesCurrent(t *testing.T) {
 		}
 	}
 }
-
-// engineChoose routes each request to the engine with the fewest
-// residents, then the least remaining work less the running batch: four
-// engines on one queue family, each request decoding 1 to 6 tokens there,
-// joining at its arrival.
-const engineChoose = `fn main() {
-  queue E[4] : decode {
-    device gpu { }
-    engine on gpu {
-      tokens cap 3;
-      schedule { advance running; admit waiting; }
-      execute (0.1 * batch.tokens);
-    }
-    decode (n) { run E decode (cost(E, n)); }
-  }
-  workload { arrive poisson(8); turn { set n = ceil(~uniform(0, 6)); } }
-  server {
-    choose j in 4 by (queue(E[j]), work(E[j]) - busy(E[j]));
-    E[j].decode (n);
-    observe pick = j;
-  }
-}
-`

@@ -192,6 +192,7 @@ func FuzzFastPath(f *testing.F) {
 	})
 	f.Add([]byte(testutil.RichProgram))
 	f.Add([]byte(testutil.ChooseProgram))
+	f.Add([]byte(testutil.EngineChooseProgram))
 	f.Add([]byte(testutil.ScanProgram))
 	read := func(path string) ([]byte, error) { return fs.ReadFile(lib.FS, filepath.Base(path)) }
 	f.Fuzz(func(t *testing.T, src []byte) {

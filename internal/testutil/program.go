@@ -111,6 +111,31 @@ const ChooseProgram = `fn main() {
 }
 `
 
+// EngineChooseProgram routes each request to the engine with the fewest
+// residents, then the least remaining work less the running batch (a
+// choose the interpreter keeps indexed, its keys reading the engines):
+// four engines of one queue family, each request decoding 1 to 6 tokens
+// there, joining at its arrival, while the engine may be running an
+// iteration.
+const EngineChooseProgram = `fn main() {
+  queue E[4] : decode {
+    device gpu { }
+    engine on gpu {
+      tokens cap 3;
+      schedule { advance running; admit waiting; }
+      execute (0.1 * batch.tokens);
+    }
+    decode (n) { run E decode (cost(E, n)); }
+  }
+  workload { arrive poisson(8); turn { set n = ceil(~uniform(0, 6)); } }
+  server {
+    choose j in 4 by (queue(E[j]), work(E[j]) - busy(E[j]));
+    E[j].decode (n);
+    observe pick = j;
+  }
+}
+`
+
 // ScanProgram has chooses the interpreter scans (their keys read stages,
 // so no index keeps them) with two and three keys, each of which it may
 // leave unread for a candidate whose earlier keys already lose: first keys
