@@ -79,18 +79,19 @@ const (
 
 func (s *Sim) initEngines() {
 	s.engs = make([]engine, len(s.p.Engines))
+	shapes := exprShapes{}
 	for i := range s.p.Engines {
 		m := &s.p.Engines[i]
 		e := &s.engs[i]
 		e.m, e.idx, e.ei, e.stage = m, m.Stage, i, &s.stages[m.Stage]
-		e.budgetM, e.chunkM, e.costM = newExprMemo(m.Budget), newExprMemo(m.Chunk), newExprMemo(m.Cost)
+		e.budgetM, e.chunkM, e.costM = newExprMemo(shapes.shared(m.Budget)), newExprMemo(shapes.shared(m.Chunk)), newExprMemo(shapes.shared(m.Cost))
 		e.stage.eng = e
 		for _, r := range m.Regs {
 			e.regs = append(e.regs, float64(r.Init))
 		}
 		switch m.Serve {
 		case model.ServeVLLM:
-			gate := &model.Expr{Op: model.EEq, Args: []*model.Expr{{Op: model.ECtx, Slot: int(model.CtxRunningPreempted)}, model.Num(0)}}
+			gate := shapes.shared(&model.Expr{Op: model.EEq, Args: []*model.Expr{{Op: model.ECtx, Slot: int(model.CtxRunningPreempted)}, model.Num(0)}})
 			e.steps = []model.SchedStep{{Op: model.SchedAdvance, Order: m.Order}, {Op: model.SchedAdmit, While: gate}}
 			e.gateM = newExprMemo(gate)
 		case model.ServeBody:

@@ -2,9 +2,58 @@ package interp
 
 import (
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/serq/serq/model"
 )
+
+// exprShapes finds expressions of the same shape. Each member of a family
+// of instances has its own copy of its engine's budget, chunk and cost,
+// most often the same tree (a device's functions of the batch's context);
+// the engines read one copy of each shape, which at scale stays in the
+// cache (64 engines read their cost again at every growth of a batch's
+// blocks). Expressions are never written, so a shared one reads as its
+// copy does.
+type exprShapes map[string]*model.Expr
+
+// shared is the first expression met of e's shape (e if none; nil for nil).
+func (m exprShapes) shared(e *model.Expr) *model.Expr {
+	if e == nil {
+		return nil
+	}
+	var b strings.Builder
+	exprKey(&b, e)
+	k := b.String()
+	if x, ok := m[k]; ok {
+		return x
+	}
+	m[k] = e
+	return e
+}
+
+// exprKey writes e's shape: every field of every node.
+func exprKey(b *strings.Builder, e *model.Expr) {
+	if e == nil {
+		b.WriteString("_")
+		return
+	}
+	b.WriteByte('(')
+	for _, n := range []uint64{uint64(e.Op), math.Float64bits(e.Num), uint64(e.Slot), uint64(e.Fn)} {
+		b.WriteString(strconv.FormatUint(n, 16))
+		b.WriteByte(' ')
+	}
+	b.WriteString(strconv.Quote(e.Name))
+	if e.Ref != nil {
+		b.WriteString(" ref ")
+		b.WriteString(strconv.Itoa(e.Ref.Fam))
+		exprKey(b, e.Ref.Index)
+	}
+	for _, a := range e.Args {
+		exprKey(b, a)
+	}
+	b.WriteByte(')')
+}
 
 // exprMemo evaluates an engine's expression (its budget, chunk or cost)
 // again only when what it reads changed. An expression that reads nothing
