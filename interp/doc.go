@@ -74,14 +74,17 @@
 // states is kept as a tree of its subexpressions' values and re-evaluates
 // the nodes above a changed pool's leaves, up to where a value comes out
 // unchanged (gaugetree.go; a sum's partial sums in a chain read in one
-// loop); a `choose` whose keys read only pools' states keeps its
-// candidates' keys in a tournament tree and reads again only the
-// candidates whose pools changed, taking the scan while a key is NaN or a
-// tracer notes every candidate (chooseindex.go), and a scanned `choose`
+// loop); a `choose` whose keys read only pools' and engines' states and
+// the session's cachedin keeps its candidates' keys in a tournament tree
+// and reads again only the candidates whose pools or engines changed and
+// those in whose pools the session has a cached prefix, taking the scan
+// while a key is NaN or a tracer notes every candidate (chooseindex.go),
+// and a scanned `choose`
 // whose keys cannot draw or fail reads a candidate's later keys only while
 // its earlier ones tie the best's (scanLimit); an engine's budget,
 // chunk and cost are evaluated again only when the context variables and
-// registers they read changed (memo.go); an eviction of whole blocks from
+// registers they read changed (memo.go), the engines of a family reading
+// one copy of each expression's shape; an eviction of whole blocks from
 // one lru entry takes them at once when the amounts are whole numbers
 // (pool.go: exact below 2^52); a quiet engine iteration skips the settle
 // altogether (below); the statements sessions run are compiled once
@@ -183,9 +186,9 @@
 //   - dirty.go, memo.go, gaugetree.go, chooseindex.go, stepn.go: the fast
 //     paths: the members the settle visits, engine expressions evaluated
 //     again only when what they read changed, gauges of pools kept as
-//     trees, chooses over pools' states kept as tournament trees, and quiet
-//     engine iterations with [Sim.StepN] (Options.NoFastPath turns them
-//     off).
+//     trees, chooses over pools' and engines' states kept as tournament
+//     trees, and quiet engine iterations with [Sim.StepN]
+//     (Options.NoFastPath turns them off).
 //   - keymin.go, chunklog.go: the key-tuple picks and the append-only logs
 //     of samples.
 //   - checkpoint.go, timeline.go: copies of a run's state, and a run that can
