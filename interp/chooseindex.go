@@ -31,12 +31,13 @@ import (
 // prefix there, which differs from request to request. A leaf is read
 // with a session of its own that has no cache entry (Sim.blankChoose), so
 // its cachedin is 0, which is the picking session's in every pool it has
-// no entry in. The pools a session has entries in are folded onto 64 bits
-// (session.cachePools); the candidates whose cachedin pools meet them
-// (chooseIndex.cached) are read again with the picking session, taken out
-// of the tree while its winner among the others is found, and compared
-// with it, candidate by candidate in index order, as the scan compares.
-// A new conversation has no entry; a later turn has some in a few pools.
+// no entry in. The candidates that read the cachedin of a pool the
+// session has a live entry in are read again with the picking session,
+// taken out of the tree while its winner among the others is found, and
+// compared with it, candidate by candidate in index order, as the scan
+// compares. A new conversation has no entry, which its entries' pools
+// folded onto 64 bits (session.cachePools) tell at once; a later turn has
+// some, in a few pools.
 //
 // The scan picks the first candidate whose tuple is least by compareKeys;
 // the tree picks the same as long as the order is total, which it is
@@ -67,11 +68,14 @@ type chooseIndex struct {
 	picks, scans uint64 // picks made by the tree, and left to the scan for a NaN
 	owned        uint64 // the tree's picks that read candidates with the session (pickOwn)
 
-	// the keys' cachedin: by candidate, its cachedin pools' bits (poolBit);
-	// their union (0: no key reads cachedin); the candidates of a pick read
-	// with its session, and their keys (scratch, empty between picks)
-	cached    []uint64
+	// the keys' cachedin: the bits (poolBit) of the pools they read it of
+	// (0: none); for pool p, the candidates that read its cachedin,
+	// poolCands[poolStart[p]:poolStart[p+1]]; and scratch, empty between
+	// picks: the candidates of a pick read with its session, their keys
 	cachedAll uint64
+	poolStart []int32
+	poolCands []int32
+	ownSet    bitset
 	own       []int32
 	ownKeys   []float64
 
@@ -109,7 +113,7 @@ func (s *Sim) chooseIndexOf(ss *session, st *model.Stmt, n float64) *chooseIndex
 		s.blankChoose = &session{attrs: make([]float64, len(s.p.Attrs))}
 	}
 	self := int32(len(s.chooseIdx) - 1)
-	x.cached = make([]uint64, int(n))
+	x.poolStart = make([]int32, len(s.pools)+1)
 	for j := range reads {
 		for _, p := range reads[j].pools {
 			s.choosePools[p] = append(s.choosePools[p], chooseLeaf{self, int32(j)})
@@ -119,10 +123,22 @@ func (s *Sim) chooseIndexOf(ss *session, st *model.Stmt, n float64) *chooseIndex
 			s.engs[e].chosen = true
 		}
 		for _, p := range reads[j].cached {
-			x.cached[j] |= poolBit(p)
+			x.cachedAll |= poolBit(p)
+			x.poolStart[p+1]++
 		}
-		x.cachedAll |= x.cached[j]
 	}
+	for p := range s.pools {
+		x.poolStart[p+1] += x.poolStart[p]
+	}
+	x.poolCands = make([]int32, x.poolStart[len(s.pools)])
+	fill := slices.Clone(x.poolStart)
+	for j := range reads { // each pool's candidates in index order
+		for _, p := range reads[j].cached {
+			x.poolCands[fill[p]] = int32(j)
+			fill[p]++
+		}
+	}
+	x.ownSet = newBitset(int(n))
 	x.ok = true
 	x.n, x.k = int(n), len(st.Keys)
 	x.size = 1
@@ -397,35 +413,44 @@ func (s *Sim) pick(x *chooseIndex, ss *session) int {
 		return -1
 	}
 	w := x.win[1]
-	if mine := rootOf(ss).cachePools & x.cachedAll; mine != 0 {
-		var ok bool
-		if w, ok = s.pickOwn(x, ss, mine); !ok {
-			x.scans++
-			return -1
+	if root := rootOf(ss); root.cachePools&x.cachedAll != 0 {
+		// the session may have an entry in a pool whose cachedin a key reads
+		for _, e := range root.cache {
+			if !e.gone && !e.dead {
+				for _, j := range x.poolCands[x.poolStart[e.pool]:x.poolStart[e.pool+1]] {
+					x.ownSet.set(int(j))
+				}
+			}
 		}
-		x.owned++
+		if !x.ownSet.empty() {
+			var ok bool
+			if w, ok = s.pickOwn(x, ss); !ok {
+				x.scans++
+				return -1
+			}
+			x.owned++
+		}
 	}
 	x.picks++
 	return int(w)
 }
 
-// pickOwn is the pick when the session may have cached prefixes in the
-// candidates' cachedin pools (mine: their bits that its entries' meet):
-// the candidates whose pools meet mine are read with the session, the
-// tree's winner among the others is found with those taken out, and the
-// first least of them all, in index order, is the pick. It reports false
-// when a key read with the session is NaN (the scan must pick). The tree
-// and the scratch are left as they were.
-func (s *Sim) pickOwn(x *chooseIndex, ss *session, mine uint64) (int32, bool) {
+// pickOwn is the pick when the session has cached prefixes in some of the
+// candidates' cachedin pools (chooseIndex.ownSet: the candidates that read
+// them): those are read with the session, the tree's winner among the
+// others is found with those taken out, and the first least of them all,
+// in index order, is the pick. The others' cachedin is the session's,
+// which has no entry in their pools (ownEntry): 0, as their leaves read
+// it. It reports false when a key read with the session is NaN (the scan
+// must pick). The tree is left as it was, the scratch empty.
+func (s *Sim) pickOwn(x *chooseIndex, ss *session) (int32, bool) {
 	saved := ss.attrs[x.st.Slot]
 	defer func() {
 		ss.attrs[x.st.Slot] = saved
 		x.own, x.ownKeys = x.own[:0], x.ownKeys[:0]
+		x.ownSet.reset()
 	}()
-	for j, c := range x.cached {
-		if c&mine == 0 {
-			continue
-		}
+	for j := x.ownSet.next(0); j >= 0; j = x.ownSet.next(j + 1) {
 		ss.attrs[x.st.Slot] = float64(j)
 		for _, key := range x.st.Keys {
 			v := s.eval(key, ss)
