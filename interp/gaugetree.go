@@ -15,16 +15,25 @@ import (
 // `max k in ND (used(D[k].kv))` costs the path from the changed member to
 // the root and not a scan of the family. A node is evaluated by the same
 // evaluator as any expression: its shadow is the node with each argument
-// replaced by a read of the child's value (an attribute of the tree's own
-// value session), so the arithmetic is bit for bit the plain evaluation's;
-// the commonest binary nodes (+, -, *, /, max, min) compute the same
-// operation inline. Nodes are numbered children before parents, so a
-// reading evaluates the stale nodes in index order, each after its
+// replaced by a read of the child's value (an attribute of the forest's
+// own value session), so the arithmetic is bit for bit the plain
+// evaluation's; the commonest binary nodes (+, -, *, /, max, min) compute
+// the same operation inline. Nodes are numbered children before parents,
+// so a reading evaluates the stale nodes in index order, each after its
 // children. A changed pool marks only its leaves; a node whose new value
-// is its old one bit for bit leaves its parent unmarked (a node is a pure
+// is its old one bit for bit leaves its parents unmarked (a node is a pure
 // function of its children's values), so a change that does not reach the
 // root — a member that is not the max, holders unchanged by a growth —
 // stops where it vanishes.
+//
+// All such gauges share one forest, and a subexpression met again — a
+// pool's observable, a number, or an inline operation over the same
+// children — is the node made the first time, with one more parent: the
+// seed's `used(D[k].kv) / (used(D[k].kv) + free(D[k].kv))` reads used
+// once, and is one node in both of the gauges that take its max and its
+// mean. A node's value depends on nothing but its children's, so a shared
+// node reads as its copies would. The first reading of an instant
+// evaluates every stale node of every gauge; the others find none.
 //
 // A sum is a left fold, ((t0 + t1) + t2) + …, and floating-point addition
 // is not associative, so it cannot be rebalanced as a max is: a changed
@@ -33,23 +42,35 @@ import (
 // that meets a stale partial sum runs along the chain in one loop, the
 // running sum in a register, as far as a partial sum changes or a later
 // term did; where a partial sum comes out bit for bit as before and the
-// next term is unchanged, the rest of the chain is as it was.
+// next term is unchanged, the rest of the chain is as it was. A chain's
+// partial sums are its own: none is shared.
 
-type gaugeTree struct {
-	nodes   []gaugeNode   // children before parents; the root last
+type gaugeForest struct {
+	nodes   []gaugeNode   // children before parents
 	shadows []*model.Expr // by node: inner, the node over its children's values; a leaf or a constant, its expression
+	more    [][]int32     // a shared node's parents after its first (gaugeNode.more)
 	stale   bitset        // the nodes to evaluate at the next reading
-	root    int32
-	vals    *session // attrs: the nodes' values
+	dirty   bool          // some node is stale
+	roots   []int32       // by gauge: its root (-1: not a gaugeOfPools gauge)
+	vals    *session      // attrs: the nodes' values
 }
 
-// gaugeNode is a node's shape, 20 bytes: a reading walks the nodes, and
-// at 32 instances a gauge's tree is a few hundred of them.
+// gaugeNode is a node's shape, 24 bytes: a reading walks the nodes, and
+// at 32 instances the seed's gauges are a few hundred of them.
 type gaugeNode struct {
 	op     gaugeOp
-	parent int32 // -1 at the root
+	parent int32 // its first parent, -1 at a root
+	more   int32 // its other parents: gaugeForest.more[more], -1 if none
 	a, b   int32 // a binary node's children; a leaf: its pool and its observable (model.Func)
 	end    int32 // a chain's partial sum: the chain's last node
+}
+
+// gaugeShape is what makes two nodes one: the operation, its children or
+// leaf, and a number's bits.
+type gaugeShape struct {
+	op   gaugeOp
+	a, b int32
+	num  uint64
 }
 
 // gaugeOp is how a node is evaluated.
@@ -68,39 +89,43 @@ const (
 	gaugeChain // a partial sum of a chain: a + b, the next partial sum at index+1 up to end
 )
 
-// leafRef is a leaf of a gauge's tree.
-type leafRef struct{ gauge, node int32 }
+// gaugeBuild is the state of building the forest: the nodes made by shape.
+type gaugeBuild struct {
+	shapes map[gaugeShape]int32
+	pools  map[int32]bool // the pools the gauge being built reads
+}
 
-// buildGaugeTree flattens a gaugeOfPools expression.
-func (s *Sim) buildGaugeTree(g int, e *model.Expr) {
-	t := &s.gaugeTrees[g]
+// buildGauge adds gauge g, a gaugeOfPools expression, to the forest.
+func (s *Sim) buildGauge(b *gaugeBuild, g int, e *model.Expr) {
+	f := &s.gaugeForest
+	b.pools = map[int32]bool{}
 	var add func(e *model.Expr) int32
 	add = func(e *model.Expr) int32 {
 		if e.Op == model.EPool || e.Op == model.ENum {
-			n := int32(len(t.nodes))
-			pool := int32(-1)
+			sh := gaugeShape{op: gaugeNum, a: -1, b: -1, num: math.Float64bits(e.Num)}
 			if e.Op == model.EPool {
-				f := &s.p.PoolFams[e.Ref.Fam]
-				pool = int32(f.First)
+				fam := &s.p.PoolFams[e.Ref.Fam]
+				pool := int32(fam.First)
 				if e.Ref.Index != nil {
 					pool += int32(e.Ref.Index.Num)
 				}
-				s.poolLeaves[pool] = append(s.poolLeaves[pool], leafRef{int32(g), n})
+				sh = gaugeShape{op: gaugeLeaf, a: pool, b: int32(e.Fn)}
+				b.pools[pool] = true
 			}
-			op := gaugeNum
-			if pool >= 0 {
-				op = gaugeLeaf
+			if n, ok := b.shapes[sh]; ok {
+				return n
 			}
-			nd := gaugeNode{op: op, parent: -1}
-			if pool >= 0 {
-				nd.a, nd.b = pool, int32(e.Fn)
+			n := int32(len(f.nodes))
+			if sh.op == gaugeLeaf {
+				s.poolLeaves[sh.a] = append(s.poolLeaves[sh.a], n)
 			}
-			t.nodes = append(t.nodes, nd)
-			t.shadows = append(t.shadows, e)
+			f.nodes = append(f.nodes, gaugeNode{op: sh.op, parent: -1, more: -1, a: sh.a, b: sh.b})
+			f.shadows = append(f.shadows, e)
+			b.shapes[sh] = n
 			return n
 		}
 		if terms := sumTerms(e); len(terms) > 2 {
-			return s.gaugeChain(t, terms, add)
+			return s.gaugeChain(b, terms, add)
 		}
 		if e.Op == model.EFunc && (e.Fn == model.FMax || e.Fn == model.FMin) {
 			// a nest of max (or min) is one max of its operands, kept
@@ -123,7 +148,7 @@ func (s *Sim) buildGaugeTree(g int, e *model.Expr) {
 					return add(ops[0])
 				}
 				h := len(ops) / 2
-				return s.gaugeInner(t, e, []int32{balanced(ops[:h]), balanced(ops[h:])})
+				return s.gaugeInner(b, e, []int32{balanced(ops[:h]), balanced(ops[h:])}, true)
 			}
 			return balanced(ops)
 		}
@@ -131,13 +156,25 @@ func (s *Sim) buildGaugeTree(g int, e *model.Expr) {
 		for k, a := range e.Args {
 			kids[k] = add(a)
 		}
-		return s.gaugeInner(t, e, kids)
+		return s.gaugeInner(b, e, kids, true)
 	}
-	add(e)
-	t.vals = &session{attrs: make([]float64, len(t.nodes))}
-	t.root = int32(len(t.nodes) - 1)
-	t.stale = newBitset(len(t.nodes))
-	t.stale.fill(len(t.nodes))
+	f.roots[g] = add(e)
+	for p := range b.pools {
+		s.poolGauges[p] = append(s.poolGauges[p], int32(g))
+	}
+}
+
+// endGauges sizes the forest's values and marks every node stale: every
+// gauge is read at the first instant's end.
+func (s *Sim) endGauges() {
+	f := &s.gaugeForest
+	f.vals = &session{attrs: make([]float64, len(f.nodes))}
+	f.stale = newBitset(len(f.nodes))
+	f.stale.fill(len(f.nodes))
+	f.dirty = len(f.nodes) > 0
+	for p := range s.poolGauges {
+		slices.Sort(s.poolGauges[p])
+	}
 }
 
 // sumTerms lists the terms of a left-deep chain of additions, t0 + t1 +
@@ -161,32 +198,29 @@ func sumTerms(e *model.Expr) []*model.Expr {
 // then the partial sums one after another, each the previous one plus the
 // next term (the first: the first two terms). The last partial sum is the
 // sum's node.
-func (s *Sim) gaugeChain(t *gaugeTree, terms []*model.Expr, add func(*model.Expr) int32) int32 {
+func (s *Sim) gaugeChain(b *gaugeBuild, terms []*model.Expr, add func(*model.Expr) int32) int32 {
+	f := &s.gaugeForest
 	kids := make([]int32, len(terms))
 	for k, x := range terms {
 		kids[k] = add(x)
 	}
-	first := int32(len(t.nodes))
+	first := int32(len(f.nodes))
 	end := first + int32(len(terms)) - 2
 	prev := kids[0]
 	for k := 1; k < len(terms); k++ {
-		n := s.gaugeInner(t, &model.Expr{Op: model.EAdd}, []int32{prev, kids[k]})
-		t.nodes[n].op, t.nodes[n].end = gaugeChain, end
+		n := s.gaugeInner(b, &model.Expr{Op: model.EAdd}, []int32{prev, kids[k]}, false)
+		f.nodes[n].op, f.nodes[n].end = gaugeChain, end
 		prev = n
 	}
 	return prev
 }
 
-// gaugeInner adds the node of e over the children kids.
-func (s *Sim) gaugeInner(t *gaugeTree, e *model.Expr, kids []int32) int32 {
-	sh := *e
-	sh.Args = make([]*model.Expr, len(kids))
-	n := int32(len(t.nodes))
-	for k, c := range kids {
-		t.nodes[c].parent = n
-		sh.Args[k] = &model.Expr{Op: model.EAttr, Slot: int(c)}
-	}
-	nd := gaugeNode{op: gaugeEval, parent: -1}
+// gaugeInner is the node of e over the children kids: when share is set
+// and it is an inline operation, the one made before over the same
+// children if there is one.
+func (s *Sim) gaugeInner(b *gaugeBuild, e *model.Expr, kids []int32, share bool) int32 {
+	f := &s.gaugeForest
+	nd := gaugeNode{op: gaugeEval, parent: -1, more: -1}
 	if len(kids) == 2 {
 		nd.a, nd.b = kids[0], kids[1]
 		switch {
@@ -204,39 +238,98 @@ func (s *Sim) gaugeInner(t *gaugeTree, e *model.Expr, kids []int32) int32 {
 			nd.op = gaugeMin
 		}
 	}
-	t.nodes = append(t.nodes, nd)
-	t.shadows = append(t.shadows, &sh)
+	sh := gaugeShape{op: nd.op, a: nd.a, b: nd.b}
+	share = share && nd.op != gaugeEval
+	if share {
+		if n, ok := b.shapes[sh]; ok {
+			return n
+		}
+	}
+	n := int32(len(f.nodes))
+	sha := *e
+	sha.Args = make([]*model.Expr, len(kids))
+	for k, c := range kids {
+		s.gaugeParent(c, n)
+		sha.Args[k] = &model.Expr{Op: model.EAttr, Slot: int(c)}
+	}
+	f.nodes = append(f.nodes, nd)
+	f.shadows = append(f.shadows, &sha)
+	if share {
+		b.shapes[sh] = n
+	}
 	return n
 }
 
-// gaugePoolChanged marks stale the leaves reading pool p.
-func (s *Sim) gaugePoolChanged(p int) {
-	for _, l := range s.poolLeaves[p] {
-		s.gaugeTrees[l.gauge].stale.set(int(l.node))
-		s.gaugeFresh.set(int(l.gauge))
+// gaugeParent makes p a parent of node c (once).
+func (s *Sim) gaugeParent(c, p int32) {
+	f := &s.gaugeForest
+	nd := &f.nodes[c]
+	switch {
+	case nd.parent < 0:
+		nd.parent = p
+	case nd.parent == p:
+	case nd.more < 0:
+		nd.more = int32(len(f.more))
+		f.more = append(f.more, []int32{p})
+	case !slices.Contains(f.more[nd.more], p):
+		f.more[nd.more] = append(f.more[nd.more], p)
 	}
 }
 
-// readGauge evaluates the stale nodes of a gauge's tree in index order
-// (children first), marking a node's parent when its value changed, and
-// returns the root's value. Every node is stale at the first reading.
+// markParents marks the parents of node nd stale.
+func (f *gaugeForest) markParents(nd *gaugeNode) {
+	if nd.parent >= 0 {
+		f.stale.set(int(nd.parent))
+		if nd.more >= 0 {
+			for _, p := range f.more[nd.more] {
+				f.stale.set(int(p))
+			}
+		}
+	}
+}
+
+// gaugePoolChanged marks stale the leaves reading pool p, and its gauges
+// to be read.
+func (s *Sim) gaugePoolChanged(p int) {
+	f := &s.gaugeForest
+	for _, n := range s.poolLeaves[p] {
+		f.stale.set(int(n))
+		f.dirty = true
+	}
+	for _, g := range s.poolGauges[p] {
+		s.gaugeFresh.set(int(g))
+	}
+}
+
+// readGauge is the value of gauge g's tree, the forest's stale nodes
+// evaluated first.
 func (s *Sim) readGauge(g int) float64 {
-	t := &s.gaugeTrees[g]
-	v := t.vals.attrs
+	f := &s.gaugeForest
+	if f.dirty {
+		s.readForest()
+	}
+	return f.vals.attrs[f.roots[g]]
+}
+
+// readForest evaluates the stale nodes in index order (children first),
+// marking a node's parents when its value changed.
+func (s *Sim) readForest() {
+	f := &s.gaugeForest
+	v := f.vals.attrs
 	// word by word, lowest bit first: a parent's index is above its
 	// children's, so a parent marked on the way is taken later in the pass
-	for w := range t.stale {
-		for t.stale[w] != 0 {
-			b := t.stale[w]
-			t.stale[w] = b & (b - 1)
+	for w := range f.stale {
+		for f.stale[w] != 0 {
+			b := f.stale[w]
+			f.stale[w] = b & (b - 1)
 			i := w<<6 | bits.TrailingZeros64(b)
-			nd := &t.nodes[i]
+			nd := &f.nodes[i]
 			var x float64
 			switch nd.op {
 			case gaugeLeaf:
 				x = s.poolObservable(&s.pools[nd.a], model.Func(nd.b), nil)
 			case gaugeNum:
-				x = t.shadows[i].Num
+				x = f.shadows[i].Num
 			case gaugeAdd:
 				x = v[nd.a] + v[nd.b]
 			case gaugeSub:
@@ -250,29 +343,28 @@ func (s *Sim) readGauge(g int) float64 {
 			case gaugeMin:
 				x = math.Min(v[nd.a], v[nd.b])
 			case gaugeChain:
-				s.readChain(t, i)
+				s.readChain(i)
 				continue
 			default:
-				x = s.evalWith(t.shadows[i], t.vals, s.machineStream)
+				x = s.evalWith(f.shadows[i], f.vals, s.machineStream)
 			}
 			if math.Float64bits(x) != math.Float64bits(v[i]) {
 				v[i] = x
-				if nd.parent >= 0 {
-					t.stale.set(int(nd.parent))
-				}
+				f.markParents(nd)
 			}
 		}
 	}
-	return v[t.root]
+	f.dirty = false
 }
 
 // readChain evaluates the stale partial sum i of a chain and the ones
 // after it as far as a value changed or a term did (the term's node
 // marked its partial sum stale), clearing their marks, and marks the
-// chain's parent when the last partial sum changed.
-func (s *Sim) readChain(t *gaugeTree, i int) {
-	v := t.vals.attrs
-	nodes := t.nodes
+// chain's parents when the last partial sum changed.
+func (s *Sim) readChain(i int) {
+	f := &s.gaugeForest
+	v := f.vals.attrs
+	nodes := f.nodes
 	end := int(nodes[i].end)
 	acc := v[nodes[i].a]
 	j := i
@@ -282,15 +374,15 @@ func (s *Sim) readChain(t *gaugeTree, i int) {
 		v[j] = x
 		acc = x
 		if j == end {
-			if !same && nodes[j].parent >= 0 {
-				t.stale.set(int(nodes[j].parent))
+			if !same {
+				f.markParents(&nodes[j])
 			}
 			break
 		}
-		if same && !t.stale.has(j+1) {
+		if same && !f.stale.has(j+1) {
 			break
 		}
 		j++
 	}
-	t.stale.clearRange(i+1, j+1)
+	f.stale.clearRange(i+1, j+1)
 }

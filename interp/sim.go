@@ -159,8 +159,9 @@ type Sim struct {
 	poolVer     uint64              // bumped by every change of a pool's state
 	gaugeVer    uint64              // poolVer at the last gauge reading
 	gaugeKind   []gaugeKind         // by gauge: what it reads, so when it must be read again (initGauges)
-	gaugeTrees  []gaugeTree         // the gaugeOfPools gauges' values (gaugetree.go)
-	poolLeaves  [][]leafRef         // for each pool, the gauge trees' leaves that read it
+	gaugeForest gaugeForest         // the gaugeOfPools gauges' values (gaugetree.go)
+	poolLeaves  [][]int32           // for each pool, the forest's leaves that read it
+	poolGauges  [][]int32           // for each pool, the gaugeOfPools gauges that read it
 	gaugeFresh  bitset              // gaugeOfPools gauges to read at this instant's end
 	gaugeDumped []int               // by gauge: the change points handed to Options.Dump so far
 	gaugeEvery  bool                // some gauge is read at every instant's end (gaugeAlways)
@@ -628,9 +629,11 @@ const (
 // reads. Every gauge is read at the first instant's end.
 func (s *Sim) initGauges() {
 	s.gaugeKind = make([]gaugeKind, len(s.p.Gauges))
-	s.gaugeTrees = make([]gaugeTree, len(s.p.Gauges))
-	s.poolLeaves = make([][]leafRef, len(s.pools))
+	s.gaugeForest.roots = make([]int32, len(s.p.Gauges))
+	s.poolLeaves = make([][]int32, len(s.pools))
+	s.poolGauges = make([][]int32, len(s.pools))
 	s.gaugeFresh = newBitset(len(s.p.Gauges))
+	build := &gaugeBuild{shapes: map[gaugeShape]int32{}}
 	for i, g := range s.p.Gauges {
 		only := true
 		g.Expr.Walk(func(e *model.Expr) bool {
@@ -642,14 +645,18 @@ func (s *Sim) initGauges() {
 		switch {
 		case only && s.gaugeOfPools(g.Expr):
 			s.gaugeKind[i] = gaugeOfPools
-			s.buildGaugeTree(i, g.Expr)
+			s.buildGauge(build, i, g.Expr)
 			s.gaugeFresh.set(i)
 		case only:
 			s.gaugeKind[i] = gaugePoolsAny
 		default:
 			s.gaugeEvery = true
 		}
+		if s.gaugeKind[i] != gaugeOfPools {
+			s.gaugeForest.roots[i] = -1
+		}
 	}
+	s.endGauges()
 	s.gaugeVer = ^uint64(0)
 }
 
