@@ -74,7 +74,8 @@
 // states is kept as a tree of its subexpressions' values and re-evaluates
 // the nodes above a changed pool's leaves, up to where a value comes out
 // unchanged (gaugetree.go; a sum's partial sums in a chain read in one
-// loop); a `choose` whose keys read only pools' and engines' states and
+// loop; the gauges share one forest, where a subexpression met again is
+// the same node); a `choose` whose keys read only pools' and engines' states and
 // the session's cachedin keeps its candidates' keys in a tournament tree
 // and reads again only the candidates whose pools or engines changed and
 // those in whose pools the session has a cached prefix, taking the scan
