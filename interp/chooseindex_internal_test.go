@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/serq/serq/internal/testutil"
@@ -437,38 +438,55 @@ var EngineRouter = [2]string{"choose j in ND by (holders(D[j].kv) + queued(D[j].
 // work: every pick is the tree's, and the later turns of a conversation,
 // which have cached prefixes on prefillers, read those candidates with
 // the session. So does the router of EngineRouter, whose decoder choose
-// reads the engines. The counts are the runs' (horizon 60, seed 3).
+// reads the engines. The counts are held to a traced copy of the run
+// (whose state is the untraced run's: TestChooseIndexTraced): an index
+// picks once for each of its choose's routings, and reads candidates with
+// the session exactly in the prefiller routings where some candidate's
+// first key, `cachedin(P[i].kv) > 0 ? 0 : 1`, is 0.
 func TestChooseIndexSeedRouter(t *testing.T) {
-	type counts struct {
-		ok                  bool
-		n                   int
-		picks, scans, owned uint64
-	}
-	for _, c := range []struct {
-		more []string
-		want []counts
-	}{
-		{nil, []counts{{true, 8, 852, 0, 0}, {true, 8, 674, 0, 446}}},
-		{EngineRouter[:], []counts{{true, 8, 853, 0, 0}, {true, 8, 678, 0, 460}}},
-	} {
+	for _, more := range [][]string{nil, EngineRouter[:]} {
 		p := loadSeedText(t, seedPath, append([]string{"let NP = 2;", "let NP = 8;", "let ND = 2;", "let ND = 8;",
-			`args.number("Lambda", 0.6)`, `args.number("Lambda", 2.4)`}, c.more...)...)
-		s, err := New(p, Options{Horizon: 60, Warmup: 6, Seed: 3})
+			`args.number("Lambda", 0.6)`, `args.number("Lambda", 2.4)`}, more...)...)
+		opt := Options{Horizon: 60, Warmup: 6, Seed: 3}
+		s, err := New(p, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for s.StepN(1<<20) > 0 {
 		}
-		if s.Err() != nil {
-			t.Fatal(s.Err())
+		traced, _ := New(p, opt)
+		routed := map[string]uint64{} // by the attribute bound
+		cached := uint64(0)           // prefiller routings with a candidate's first key 0
+		traced.SetTracer(func(e TraceEvent) {
+			if e.What != "routed" {
+				return
+			}
+			name, _, _ := strings.Cut(e.Where, " ")
+			routed[name]++
+			if name == "i" && strings.Contains(e.Detail, "(0, ") {
+				cached++
+			}
+		})
+		for traced.StepN(1<<20) > 0 {
 		}
-		var got []counts
-		for i := range s.chooseIdx {
+		if s.Err() != nil || traced.Err() != nil || s.events != traced.events {
+			t.Fatalf("%q: %v, %v; %d and %d events", more, s.Err(), traced.Err(), s.events, traced.events)
+		}
+		if len(s.chooseIdx) != 2 {
+			t.Fatalf("%q: %d indexes, want 2", more, len(s.chooseIdx))
+		}
+		for i, want := range []struct {
+			name  string
+			owned uint64
+		}{{"j", 0}, {"i", cached}} {
 			x := &s.chooseIdx[i]
-			got = append(got, counts{x.ok, x.n, x.picks, x.scans, x.owned})
+			if !x.ok || x.n != 8 || x.picks != routed[want.name] || x.scans != 0 || x.owned != want.owned {
+				t.Errorf("%q, index %d: ok %v, %d candidates, %d picks, %d scans, %d with the session's candidates; want 8, %d, 0 and %d",
+					more, i, x.ok, x.n, x.picks, x.scans, x.owned, routed[want.name], want.owned)
+			}
 		}
-		if !slices.Equal(got, c.want) {
-			t.Errorf("%q: the indexes (ok, candidates, picks, scans, picks with the session's candidates) %v, want %v", c.more, got, c.want)
+		if cached == 0 || cached == routed["i"] {
+			t.Fatalf("%q: %d of %d prefiller routings with a cached prefix: the test needs both kinds", more, cached, routed["i"])
 		}
 	}
 }
