@@ -203,15 +203,15 @@ type chooseReads struct{ pools, engs, cached []int }
 // constant count n of at least 1 and keys that read nothing but pools'
 // used, free, holders, queued and cachedin, engines' queue, busy and work,
 // constants and the candidate (no other attribute, no other stage, no
-// register, clock, draw or observe: chooseKeyPure), the pool or engine of
+// register, clock, draw or observe: pureOfPools), the pool or engine of
 // every candidate resolved in range by an index that reads only the
 // candidate and constants. It returns what each candidate reads.
 func (s *Sim) chooseIndexable(ss *session, st *model.Stmt, n float64) ([]chooseReads, bool) {
-	if n < 1 || n > maxChoose || len(st.Keys) == 0 || !pureOfPools(st.N, -1, false) {
+	if n < 1 || n > maxChoose || len(st.Keys) == 0 || !pureOfPools(st.N, -1, readsNothing) {
 		return nil, false
 	}
 	for _, key := range st.Keys {
-		if !chooseKeyPure(key, st.Slot) {
+		if !pureOfPools(key, st.Slot, readsRouter) {
 			return nil, false
 		}
 	}
@@ -270,51 +270,25 @@ func appendNew(list []int, x int) []int {
 	return append(list, x)
 }
 
-// chooseKeyPure reports whether a choose's key reads nothing but numbers,
-// the candidate (the attribute slot), operators and pure functions, pools'
-// used, free, holders, queued and cachedin and stages' queue, busy and
-// work (chooseIndexable admits a stage only if it is an engine's), each
-// member indexed by an expression of the candidate and numbers.
-func chooseKeyPure(e *model.Expr, slot int) bool {
-	switch e.Op {
-	case model.EPool:
-		switch e.Fn {
-		case model.PUsed, model.PFree, model.PHolders, model.PQueued, model.PCachedIn:
-		default:
-			return false
-		}
-		return e.Ref.Index == nil || pureOfPools(e.Ref.Index, slot, false)
-	case model.EStage:
-		switch e.Fn {
-		case model.SQueue, model.SBusy, model.SWork:
-		default:
-			return false
-		}
-		return e.Ref.Index == nil || pureOfPools(e.Ref.Index, slot, false)
-	case model.ENum, model.EAttr:
-		return pureOfPools(e, slot, false)
-	case model.ENeg, model.ENot, model.EAdd, model.ESub, model.EMul, model.EDiv, model.EPow,
-		model.ELt, model.ELe, model.EGt, model.EGe, model.EEq, model.ENe, model.EAnd, model.EOr, model.ECond,
-		model.EFunc:
-	default:
-		return false
-	}
-	for _, a := range e.Args {
-		if !chooseKeyPure(a, slot) {
-			return false
-		}
-	}
-	return true
-}
+// pureReads is what a pure expression may read besides numbers, the
+// attribute slot (a choose's candidate), operators and pure functions.
+type pureReads uint8
+
+const (
+	readsNothing pureReads = iota // a constant, or a function of the candidate
+	readsPools                    // pools' used, free, holders and queued: a function of pools' states (a gauge's tree, gaugeOfPools)
+	readsRouter                   // those, pools' cachedin and stages' queue, busy and work (a choose's index)
+)
 
 // pureOfPools reports whether e reads nothing but numbers, the attribute
-// slot (a choose's candidate; -1: none), operators and pure functions
-// and, where pools is set, the observables of pools that are their states
-// alone (used, free, holders, queued; cachedin reads the session, leases
-// and oldest_lease the clock) indexed by such expressions without pools.
-// Without slot and pools it is a constant; with pools, a function of
-// pools' states (a gauge's tree, gaugeOfPools, or a choose's index).
-func pureOfPools(e *model.Expr, slot int, pools bool) bool {
+// slot (-1: none), operators and pure functions and what reads allows:
+// pools' used, free, holders and queued are their states alone (cachedin
+// reads the session, leases and oldest_lease the clock); a choose's index
+// reads cachedin with the picking session, and a stage's queue, busy and
+// work (chooseIndexable admits a stage only if it is an engine's: another
+// stage's work reads the clock). A member is named by an expression that
+// reads nothing.
+func pureOfPools(e *model.Expr, slot int, reads pureReads) bool {
 	switch e.Op {
 	case model.ENum:
 		return true
@@ -323,18 +297,32 @@ func pureOfPools(e *model.Expr, slot int, pools bool) bool {
 	case model.EPool:
 		switch e.Fn {
 		case model.PUsed, model.PFree, model.PHolders, model.PQueued:
+			if reads < readsPools {
+				return false
+			}
+		case model.PCachedIn:
+			if reads < readsRouter {
+				return false
+			}
 		default:
 			return false
 		}
-		return pools && (e.Ref.Index == nil || pureOfPools(e.Ref.Index, slot, false))
+		return e.Ref.Index == nil || pureOfPools(e.Ref.Index, slot, readsNothing)
+	case model.EStage:
+		switch e.Fn {
+		case model.SQueue, model.SBusy, model.SWork:
+		default:
+			return false
+		}
+		return reads == readsRouter && (e.Ref.Index == nil || pureOfPools(e.Ref.Index, slot, readsNothing))
 	case model.ENeg, model.ENot, model.EAdd, model.ESub, model.EMul, model.EDiv, model.EPow,
 		model.ELt, model.ELe, model.EGt, model.EGe, model.EEq, model.ENe, model.EAnd, model.EOr, model.ECond,
 		model.EFunc: // a pure function (model validates Fn)
 	default:
-		return false // draws, stages, registers, budgets, the clock and context, observes' aggregates
+		return false // draws, registers, budgets, the clock and context, observes' aggregates
 	}
 	for _, a := range e.Args {
-		if !pureOfPools(a, slot, pools) {
+		if !pureOfPools(a, slot, reads) {
 			return false
 		}
 	}

@@ -664,7 +664,7 @@ func (s *Sim) initGauges() {
 // alone (pureOfPools, chooseindex.go): used, free, holders and queued of
 // members named by constants in range.
 func (s *Sim) gaugeOfPools(e *model.Expr) bool {
-	if !pureOfPools(e, -1, true) {
+	if !pureOfPools(e, -1, readsPools) {
 		return false
 	}
 	ok := true
