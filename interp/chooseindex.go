@@ -69,12 +69,11 @@ type chooseIndex struct {
 	owned        uint64 // the tree's picks that read candidates with the session (pickOwn)
 
 	// the keys' cachedin: the bits (poolBit) of the pools they read it of
-	// (0: none); for pool p, the candidates that read its cachedin,
-	// poolCands[poolStart[p]:poolStart[p+1]]; and scratch, empty between
-	// picks: the candidates of a pick read with its session, their keys
+	// (0: none); by pool, the candidates that read its cachedin, in index
+	// order; and scratch, empty between picks: the candidates of a pick
+	// read with its session, their keys
 	cachedAll uint64
-	poolStart []int32
-	poolCands []int32
+	poolCands [][]int32
 	ownSet    bitset
 	own       []int32
 	ownKeys   []float64
@@ -113,7 +112,7 @@ func (s *Sim) chooseIndexOf(ss *session, st *model.Stmt, n float64) *chooseIndex
 		s.blankChoose = &session{attrs: make([]float64, len(s.p.Attrs))}
 	}
 	self := int32(len(s.chooseIdx) - 1)
-	x.poolStart = make([]int32, len(s.pools)+1)
+	x.poolCands = make([][]int32, len(s.pools))
 	for j := range reads {
 		for _, p := range reads[j].pools {
 			s.choosePools[p] = append(s.choosePools[p], chooseLeaf{self, int32(j)})
@@ -124,18 +123,7 @@ func (s *Sim) chooseIndexOf(ss *session, st *model.Stmt, n float64) *chooseIndex
 		}
 		for _, p := range reads[j].cached {
 			x.cachedAll |= poolBit(p)
-			x.poolStart[p+1]++
-		}
-	}
-	for p := range s.pools {
-		x.poolStart[p+1] += x.poolStart[p]
-	}
-	x.poolCands = make([]int32, x.poolStart[len(s.pools)])
-	fill := slices.Clone(x.poolStart)
-	for j := range reads { // each pool's candidates in index order
-		for _, p := range reads[j].cached {
-			x.poolCands[fill[p]] = int32(j)
-			fill[p]++
+			x.poolCands[p] = append(x.poolCands[p], int32(j))
 		}
 	}
 	x.ownSet = newBitset(int(n))
@@ -405,7 +393,7 @@ func (s *Sim) pick(x *chooseIndex, ss *session) int {
 		// the session may have an entry in a pool whose cachedin a key reads
 		for _, e := range root.cache {
 			if !e.gone && !e.dead {
-				for _, j := range x.poolCands[x.poolStart[e.pool]:x.poolStart[e.pool+1]] {
+				for _, j := range x.poolCands[e.pool] {
 					x.ownSet.set(int(j))
 				}
 			}
