@@ -80,9 +80,9 @@ func (b bitset) reset() {
 
 // markPool notes that a pool's queue, growers or state changed: the
 // settle's admission looks at it again, the engines admitting from it look
-// for work, and the gauges reading it are read again at the instant's end.
+// for work, the gauges reading it are read again at the instant's end, and
+// the quiet templates that read it hold no more (stepn.go).
 func (s *Sim) markPool(pl *pool) {
-	pl.ver++
 	s.dirtyPools.set(pl.index)
 	s.gaugePools.set(pl.index)
 	for _, e := range s.poolEngines[pl.index] {

@@ -46,8 +46,7 @@ type pool struct {
 	evictU                           float64
 	rejected, stuck, spills          uint64
 
-	ver  uint64 // bumped by every markPool: a quiet iteration's template reads it (stepn.go)
-	gone bool   // entries may hold gone entries: compactEntries has work
+	gone bool // entries may hold gone entries: compactEntries has work
 }
 
 // holdPool is one pool of a hold instance.
