@@ -32,8 +32,9 @@ import (
 // seed's `used(D[k].kv) / (used(D[k].kv) + free(D[k].kv))` reads used
 // once, and is one node in both of the gauges that take its max and its
 // mean. A node's value depends on nothing but its children's, so a shared
-// node reads as its copies would. The first reading of an instant
-// evaluates every stale node of every gauge; the others find none.
+// node reads as its copies would. An instant's end reads the forest
+// once (readForest), every stale node of every gauge, and then records
+// each gauge whose pools changed.
 //
 // A sum is a left fold, ((t0 + t1) + t2) + …, and floating-point addition
 // is not associative, so it cannot be rebalanced as a max is: a changed
@@ -50,7 +51,6 @@ type gaugeForest struct {
 	shadows []*model.Expr // by node: inner, the node over its children's values; a leaf or a constant, its expression
 	more    [][]int32     // a shared node's parents after its first (gaugeNode.more)
 	stale   bitset        // the nodes to evaluate at the next reading
-	dirty   bool          // some node is stale
 	roots   []int32       // by gauge: its root (-1: not a gaugeOfPools gauge)
 	vals    *session      // attrs: the nodes' values
 }
@@ -92,13 +92,12 @@ const (
 // gaugeBuild is the state of building the forest: the nodes made by shape.
 type gaugeBuild struct {
 	shapes map[gaugeShape]int32
-	pools  map[int32]bool // the pools the gauge being built reads
 }
 
 // buildGauge adds gauge g, a gaugeOfPools expression, to the forest.
 func (s *Sim) buildGauge(b *gaugeBuild, g int, e *model.Expr) {
 	f := &s.gaugeForest
-	b.pools = map[int32]bool{}
+	pools := map[int32]bool{} // the pools g reads
 	var add func(e *model.Expr) int32
 	add = func(e *model.Expr) int32 {
 		if e.Op == model.EPool || e.Op == model.ENum {
@@ -110,7 +109,7 @@ func (s *Sim) buildGauge(b *gaugeBuild, g int, e *model.Expr) {
 					pool += int32(e.Ref.Index.Num)
 				}
 				sh = gaugeShape{op: gaugeLeaf, a: pool, b: int32(e.Fn)}
-				b.pools[pool] = true
+				pools[pool] = true
 			}
 			if n, ok := b.shapes[sh]; ok {
 				return n
@@ -159,7 +158,7 @@ func (s *Sim) buildGauge(b *gaugeBuild, g int, e *model.Expr) {
 		return s.gaugeInner(b, e, kids, true)
 	}
 	f.roots[g] = add(e)
-	for p := range b.pools {
+	for p := range pools { // the gauges are built in order: each pool's list ascends
 		s.poolGauges[p] = append(s.poolGauges[p], int32(g))
 	}
 }
@@ -171,10 +170,6 @@ func (s *Sim) endGauges() {
 	f.vals = &session{attrs: make([]float64, len(f.nodes))}
 	f.stale = newBitset(len(f.nodes))
 	f.stale.fill(len(f.nodes))
-	f.dirty = len(f.nodes) > 0
-	for p := range s.poolGauges {
-		slices.Sort(s.poolGauges[p])
-	}
 }
 
 // sumTerms lists the terms of a left-deep chain of additions, t0 + t1 +
@@ -294,22 +289,15 @@ func (s *Sim) gaugePoolChanged(p int) {
 	f := &s.gaugeForest
 	for _, n := range s.poolLeaves[p] {
 		f.stale.set(int(n))
-		f.dirty = true
 	}
 	for _, g := range s.poolGauges[p] {
 		s.gaugeFresh.set(int(g))
 	}
 }
 
-// readGauge is the value of gauge g's tree, the forest's stale nodes
-// evaluated first.
-func (s *Sim) readGauge(g int) float64 {
-	f := &s.gaugeForest
-	if f.dirty {
-		s.readForest()
-	}
-	return f.vals.attrs[f.roots[g]]
-}
+// value is gauge g's value as the forest holds it (readForest brings it
+// up to date).
+func (f *gaugeForest) value(g int) float64 { return f.vals.attrs[f.roots[g]] }
 
 // readForest evaluates the stale nodes in index order (children first),
 // marking a node's parents when its value changed.
@@ -354,7 +342,6 @@ func (s *Sim) readForest() {
 			}
 		}
 	}
-	f.dirty = false
 }
 
 // readChain evaluates the stale partial sum i of a chain and the ones

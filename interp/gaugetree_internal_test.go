@@ -43,7 +43,7 @@ func TestGaugeForestShares(t *testing.T) {
 		t.Fatalf("%d nodes (want 54); D.kv[0]: %d leaves (want 4), read by the gauges %v (want [1 2 3]); %d nodes with more than one parent",
 			len(f.nodes), len(s.poolLeaves[kv]), s.poolGauges[kv], shared)
 	}
-	if !f.stale.empty() || f.dirty {
+	if !f.stale.empty() {
 		t.Fatal("the forest holds stale nodes after the run's last instant")
 	}
 }
@@ -81,16 +81,17 @@ func TestGaugeForestRandomStates(t *testing.T) {
 			pl.queue = make([]*holdInst, r.IntN(2))
 			s.gaugePoolChanged(i)
 		}
+		s.readForest()
 		for g := range s.p.Gauges {
 			if s.gaugeKind[g] != gaugeOfPools {
 				t.Fatalf("gauge %d is not kept in the forest", g)
 			}
-			got, want := s.readGauge(g), s.eval(s.p.Gauges[g].Expr, nil)
+			got, want := s.gaugeForest.value(g), s.eval(s.p.Gauges[g].Expr, nil)
 			if math.Float64bits(got) != math.Float64bits(want) {
 				t.Fatalf("round %d, gauge %s: the forest reads %v, the expression %v", round, s.p.Gauges[g].Name, got, want)
 			}
 		}
-		if !s.gaugeForest.stale.empty() || s.gaugeForest.dirty {
+		if !s.gaugeForest.stale.empty() {
 			t.Fatalf("round %d: stale nodes left", round)
 		}
 	}

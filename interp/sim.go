@@ -594,6 +594,9 @@ func (s *Sim) endInstant() {
 			s.gaugePoolChanged(p)
 		}
 	}
+	if !s.noFastPath && !s.gaugeFresh.empty() {
+		s.readForest() // every gauge of pools at once (gaugetree.go)
+	}
 	for i := range s.p.Gauges {
 		kind := s.gaugeKind[i]
 		if s.noFastPath && kind == gaugeOfPools {
@@ -602,7 +605,7 @@ func (s *Sim) endInstant() {
 		switch kind {
 		case gaugeOfPools:
 			if s.gaugeFresh.has(i) {
-				s.recordGauge(i, s.readGauge(i))
+				s.recordGauge(i, s.gaugeForest.value(i))
 			}
 			continue
 		case gaugePoolsAny:
