@@ -277,9 +277,16 @@ func TestChooseIndexOwn(t *testing.T) {
 			t.Errorf("index %d: ok %v, %d picks by the tree, %d by the scan, %d with the session's candidates (want %d), scratch %d, %d and %v",
 				i, x.ok, x.picks, x.scans, x.owned, mine, len(x.own), len(x.ownKeys), x.ownSet)
 		}
-		// the tree as a fresh build leaves it
+		// the tree as a fresh build leaves it: the leaves its candidates,
+		// each inner node the better of its children
 		fresh := *x
 		fresh.win = slices.Clone(x.win)
+		for j := range x.size {
+			fresh.win[x.size+j] = -1
+			if j < x.n {
+				fresh.win[x.size+j] = int32(j)
+			}
+		}
 		for n := x.size - 1; n >= 1; n-- {
 			fresh.win[n] = fresh.better(fresh.win[2*n], fresh.win[2*n+1])
 		}
