@@ -140,6 +140,10 @@ func (s *Sim) evalWith(e *model.Expr, ss *session, st *stream) float64 {
 			return 0
 		}
 		return s.budgetLeft(&s.stages[i])
+	case model.EUp:
+		return s.upValue(e, ss)
+	case model.ESeen:
+		return s.seen(e, ss)
 	}
 	panic("interp: cannot evaluate " + e.Op.String())
 }

@@ -106,7 +106,7 @@ func (s *Sim) flowDone(ss *session) {
 		stg.present--
 		fs.rateSum[st] -= fs.rates[id]
 		stg.num.Set(s.now, float64(stg.present))
-		stg.util.Set(s.now, math.Max(0, fs.rateSum[st])/fs.phi[st])
+		stg.util.Set(s.now, flowUtil(math.Max(0, fs.rateSum[st]), fs.phi[st]))
 		s.completed(stg, ss)
 	}
 	fs.flowStages[id] = fs.flowStages[id][:0]
@@ -136,14 +136,26 @@ func (fs *flowSet) reschedule() {
 			sum += fs.rates[f]
 		}
 		fs.rateSum[st] = sum
-		s.stages[st].util.Set(s.now, sum/fs.phi[st])
+		s.stages[st].util.Set(s.now, flowUtil(sum, fs.phi[st]))
 	}
 	for _, f := range flows {
 		ss := fs.sess[f]
 		ss.gen++
+		if fs.rates[f] == 0 {
+			continue // a stalled stage's flow (faults.go): it waits
+		}
 		dt := math.Max(0, fs.rem[f]) / fs.rates[f]
 		s.schedule(s.now+dt, evFlowDone, 0, ss.gen, ss)
 	}
+}
+
+// flowUtil is a shared stage's utilisation: its flows' rates over its
+// capacity, 0 while a fault stalls it (capacity 0).
+func flowUtil(sum, phi float64) float64 {
+	if phi == 0 {
+		return 0
+	}
+	return sum / phi
 }
 
 func (fs *flowSet) observable(stg *stage, f model.Func) float64 {

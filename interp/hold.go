@@ -11,10 +11,15 @@ import (
 // hold executes a hold statement: it joins its first pool's queue; the
 // settle (or the admitting engine) admits it.
 func (s *Sim) hold(ss *session, st *model.Stmt) bool {
-	h := &holdInst{st: st, owner: ss, leased: st.Lease - 1, enq: s.now}
+	h := &holdInst{st: st, owner: ss, leased: st.Lease - 1, enq: s.now, reader: -1}
 	for i := range st.Holds {
 		p, ok := s.member(&st.Holds[i].Pool, ss, false)
 		if !ok {
+			return false
+		}
+		if s.canFail && s.pools[p].down {
+			// a request that reaches a member that is down fails there
+			s.failRequest(ss, s.downCause(s.poolMember[p]), false)
 			return false
 		}
 		for k := range h.pools {
@@ -107,6 +112,7 @@ func (s *Sim) demand(ss *session, h *holdInst, i int) float64 {
 // rejectSession ends a session whose request can never fit.
 func (s *Sim) rejectSession(ss *session, pos model.Pos) {
 	root := rootOf(ss)
+	root.rejected = true
 	if ss != root {
 		// a refused leg ends its session
 		s.endThread(ss)
@@ -331,8 +337,12 @@ func innermost(ss *session, p int) (*holdInst, int) {
 }
 
 // holdsPool reports whether a session (or leg) holds pool p in a hold in
-// scope or a lease: holders(p) counts sessions, not holds.
+// scope or a lease: holders(p) counts sessions, not holds. A stranded
+// lease's owner is nil: no session holds it.
 func holdsPool(ss *session, p int) bool {
+	if ss == nil {
+		return false
+	}
 	for _, h := range ss.holds {
 		for i := range h.pools {
 			if h.pools[i].pool == p && !h.pools[i].released {
@@ -372,7 +382,7 @@ func (s *Sim) releasePool(h *holdInst, i int, cacheL float64, hasCache bool) {
 	if !holdsPool(h.owner, hp.pool) {
 		pl.holders--
 	}
-	if hasCache {
+	if hasCache && !pl.down && h.owner != nil {
 		n := math.Min(cacheL, computedPos(h, i))
 		s.cacheAt(h.owner, pl, n)
 		if n > 0 {
@@ -399,6 +409,7 @@ func (s *Sim) holdExit(ss *session, h *holdInst) {
 			dur := s.eval(st.LeaseFor, ss)
 			h.leaseGen++
 			ss.leases = append(ss.leases, h)
+			s.pools[h.pools[i].pool].leasesN++
 			if !math.IsInf(dur, 1) {
 				h.leaseEnd = s.now + dur
 				s.scheduleLease(h)
@@ -418,6 +429,9 @@ func (s *Sim) dropHold(ss *session, h *holdInst) { ss.holds = without(ss.holds, 
 func (s *Sim) endLease(ss *session, h *holdInst) {
 	ss.leases = without(ss.leases, h)
 	h.leaseGen++
+	if h.reader >= 0 {
+		s.untrack(h)
+	}
 	if s.tracer != nil {
 		s.traceDetail(ss, "lease ended", s.pools[h.pools[h.leased].pool].m.Label, s.now-h.leaseStart,
 			fmtNum(h.pools[h.leased].alloc)+" units")
@@ -430,13 +444,34 @@ func (s *Sim) scheduleLease(h *holdInst) {
 	s.push(event{t: h.leaseEnd, kind: evLeaseEnd, epoch: h.leaseGen, h: h})
 }
 
-// leaseEnd expires a lease whose time is up, wherever it now belongs.
+// leaseEnd expires a lease whose time is up, wherever it now belongs: a
+// renewal may have moved its end, and then it waits for that.
 func (s *Sim) leaseEnd(h *holdInst, gen uint32) {
 	if h == nil || h.leaseGen != gen {
 		return
 	}
+	if h.leaseEnd > s.now {
+		s.scheduleLease(h)
+		return
+	}
+	p := h.pools[h.leased].pool
+	if h.stranded {
+		s.pools[p].expired++
+		s.stranded = without(s.stranded, h)
+		h.leaseGen++
+		s.traceDetail(nil, "lease expired", s.pools[p].m.Label, s.now-h.leaseStart, fmtNum(h.pools[h.leased].alloc)+" units, stranded")
+		s.releasePool(h, h.leased, h.cacheL, h.st.HasCache)
+		s.admitSettle()
+		return
+	}
 	for owner := h.owner; owner != nil; owner = owner.parent {
 		if hasLease(owner, h) {
+			if s.canFail {
+				s.pools[p].expired++
+				root := rootOf(owner)
+				root.expired = append(root.expired, int32(p))
+				s.traceDetail(owner, "lease expired", s.pools[p].m.Label, s.now-h.leaseStart, fmtNum(h.pools[h.leased].alloc)+" units")
+			}
 			s.endLease(owner, h)
 			return
 		}
@@ -480,7 +515,20 @@ func (s *Sim) release(ss *session, st *model.Stmt) {
 	// a leg's lease not yet passed: look in the session's other legs? no-op.
 }
 
+// readEnd is the release of a read (faults.go): skipped, with its load,
+// when the read failed under `recompute`.
+func (s *Sim) readEnd(ss *session, st *model.Stmt) {
+	if !ss.readFailed {
+		s.release(ss, st)
+		return
+	}
+	ss.readFailed = false
+}
+
 func (s *Sim) load(ss *session, st *model.Stmt) {
+	if st.Read && ss.readFailed {
+		return
+	}
 	p, ok := s.member(st.Pool, ss, false)
 	if !ok {
 		return
@@ -501,6 +549,9 @@ func (s *Sim) load(ss *session, st *model.Stmt) {
 	}
 	hp.pos += n
 	h.advanced = true
+	if st.Read {
+		ss.attrs[s.p.Builtin.Loaded] = n
+	}
 }
 
 func (s *Sim) drop(ss *session, st *model.Stmt) {

@@ -47,6 +47,10 @@ type pool struct {
 	rejected, stuck, spills          uint64
 
 	gone bool // entries may hold gone entries: compactEntries has work
+
+	// A program that can fail (faults.go), counted over the whole run.
+	down                                                 bool // its member is down: it holds nothing
+	leasesN, expired, late, failedReads, lost, strandedN uint64
 }
 
 // holdPool is one pool of a hold instance.
@@ -73,6 +77,8 @@ type holdInst struct {
 	leaseGen    uint32
 	cacheL      float64 // the cache clause, read at scope end (for a lease)
 	leased      int     // index into pools of the lease, -1
+	reader      int32   // the member renewing the lease, -1 (faults.go)
+	stranded    bool    // a failed request left it to expire: no session owns it
 	lastPos     float64 // position at the last preemption (stuck counting)
 	resume      bool    // re-entering after a preemption
 	stuck       bool    // its session is counted stuck at this hold
@@ -170,6 +176,10 @@ func (s *Sim) poolObservable(pl *pool, f model.Func, ss *session) float64 {
 		return float64(pl.holders)
 	case model.PQueued:
 		return float64(len(pl.queue))
+	case model.PExpired:
+		return float64(pl.expired)
+	case model.PLate:
+		return float64(pl.late)
 	case model.PLeases, model.PLeaseAge:
 		n, oldest := s.leasesOf(pl.index)
 		if f == model.PLeases {
@@ -186,17 +196,23 @@ func (s *Sim) poolObservable(pl *pool, f model.Func, ss *session) float64 {
 // leasesOf counts the live leases of pool p and finds the start of the
 // oldest (for the debugger's built-ins and the why pane).
 func (s *Sim) leasesOf(p int) (n int, oldest float64) {
+	note := func(l *holdInst) {
+		if l.leased >= 0 && l.pools[l.leased].pool == p {
+			if n == 0 || l.leaseStart < oldest {
+				oldest = l.leaseStart
+			}
+			n++
+		}
+	}
 	for _, list := range [2][]*session{s.live, s.legsLive} {
 		for _, t := range list {
 			for _, l := range t.leases {
-				if l.leased >= 0 && l.pools[l.leased].pool == p {
-					if n == 0 || l.leaseStart < oldest {
-						oldest = l.leaseStart
-					}
-					n++
-				}
+				note(l)
 			}
 		}
+	}
+	for _, l := range s.stranded {
+		note(l)
 	}
 	return n, oldest
 }

@@ -33,6 +33,53 @@ type Report struct {
 	Claims   []ClaimRow   // program order; none: no "claims" key in JSON
 	Stages   []StageRow   // IR order, array members in index order
 	Pools    []PoolRow    // IR order, array members in index order
+
+	// Failures is what a program that can fail (faults, a timeout, a
+	// renewed lease, a read policy, a retry) reports of its failures,
+	// counted over the whole run; nil for any other program.
+	Failures *Failures
+}
+
+// Failures are the failed requests of a run, the outcome of its sessions,
+// its leases' lifetimes and its members' faults, over the whole run.
+type Failures struct {
+	Requests   uint64      // requests that failed (a retried one counts each time)
+	Retries    uint64      // entry calls made again after a failure
+	Recomputes uint64      // failed reads the reader recomputed
+	Causes     []FailCause // by cause, in the order first met
+	// Sessions: ended with their last request served, ended with it
+	// failed, ended by a request that could never fit, live at the end.
+	Completed, Failed, Rejected, Live uint64
+	Leases                            []LeaseRow // every leased pool, IR order
+	Down                              []DownRow  // every member and stage a fault names, in the order named
+}
+
+// FailCause is one cause of failed requests: how many requests failed of
+// it, and how many sessions ended with their last request failed of it.
+type FailCause struct {
+	Cause    string
+	Requests uint64
+	Sessions uint64
+}
+
+// LeaseRow is what happened to the leases of one pool.
+type LeaseRow struct {
+	Pool        string // its label
+	Granted     uint64 // leases taken
+	Expired     uint64 // ended by their time running out
+	LateReads   uint64 // reads that went ahead after the lease expired
+	FailedReads uint64 // reads that failed (source down, lease lost or expired and declined, a link down)
+	Lost        uint64 // lost with their member
+	Stranded    uint64 // left to expire by a failed or given-up request
+	Live        uint64 // live at the end (stranded ones included)
+}
+
+// DownRow is a member or stage a fault names: how often it went down and
+// for how long (a spell not over at the end counts to the end).
+type DownRow struct {
+	Label    string
+	Downs    uint64
+	TimeDown float64
 }
 
 // ObserveRow is one observe's statistics over its post-warm-up samples.
@@ -313,7 +360,62 @@ func (s *Sim) Report() *Report {
 		row.OverCap = overCap[i]
 		r.Pools = append(r.Pools, row)
 	}
+	if s.canFail {
+		r.Failures = s.failures(end)
+	}
 	return r
+}
+
+// failures is the report's Failures section.
+func (s *Sim) failures(end float64) *Failures {
+	f := &Failures{Retries: s.retries, Recomputes: s.recomputes,
+		Completed: s.completedN, Failed: s.failedN, Rejected: s.rejectedN, Live: uint64(len(s.live))}
+	for _, c := range s.causes {
+		f.Requests += c.Requests
+		f.Causes = append(f.Causes, FailCause(c))
+	}
+	leased := map[int]bool{}
+	for _, q := range s.p.Queues {
+		if q.Leases >= 0 {
+			leased[q.Leases] = true
+		}
+	}
+	s.p.Walk(func(st *model.Stmt) {
+		if st.Lease > 0 {
+			leased[st.Holds[st.Lease-1].Pool.Fam] = true
+		}
+	})
+	for i := range s.pools {
+		pl := &s.pools[i]
+		if !leased[pl.m.Fam] {
+			continue
+		}
+		live, _ := s.leasesOf(i)
+		f.Leases = append(f.Leases, LeaseRow{Pool: pl.m.Label, Granted: pl.leasesN, Expired: pl.expired, LateReads: pl.late,
+			FailedReads: pl.failedReads, Lost: pl.lost, Stranded: pl.strandedN, Live: uint64(live)})
+	}
+	seen := map[string]bool{}
+	for _, t := range s.faults {
+		row := DownRow{}
+		if t.member >= 0 {
+			m := &s.members[t.member]
+			row = DownRow{Label: m.label, Downs: m.downs, TimeDown: m.downTime}
+			if m.down > 0 {
+				row.TimeDown += end - m.downSince
+			}
+		} else {
+			st := &s.stages[t.stage]
+			row = DownRow{Label: st.m.Label, Downs: st.downs, TimeDown: st.downTime}
+			if st.downDepth > 0 {
+				row.TimeDown += end - st.downSince
+			}
+		}
+		if !seen[row.Label] {
+			seen[row.Label] = true
+			f.Down = append(f.Down, row)
+		}
+	}
+	return f
 }
 
 // overCaps finds the queue heads that ask some pool of their hold for more

@@ -23,6 +23,7 @@ const (
 	kindLeg
 	kindMachine
 	kindTrace
+	kindFault // a fault's laws (faults.go): (line, member)
 )
 
 // stream is a reseedable random source: a PCG named by (seed, kind, a, b).

@@ -16,6 +16,8 @@ const (
 	fTurn
 	fHold
 	fRoot
+	fReading // a reading entry (faults.go): aux is the reader's member
+	fTry     // an entry call with `retry`: aux is the tries made again
 )
 
 type frame struct {
@@ -23,6 +25,7 @@ type frame struct {
 	cb   *cblock // b's compiled statements (compile.go), nil on the reference path
 	pc   int
 	kind frameKind
+	aux  int32 // fReading's member, fTry's retries so far
 	st   *model.Stmt
 	hold *holdInst
 }
@@ -51,6 +54,8 @@ type session struct {
 	holds  []*holdInst // innermost last
 	leases []*holdInst // allocations that outlived their scope
 	cache  []*cacheEntry
+
+	expired []int32 // pools whose lease of this turn expired (faults.go)
 
 	waitHold   *holdInst
 	resumeHold *holdInst // set by a preemption: the hold re-executes
@@ -92,6 +97,12 @@ type sessionVals struct {
 	traceTurn   int
 	turns       uint64 // turns started: keys the turn stream, whatever the program sets turn_no to
 	spillJob    bool   // the session of a spill's job (spill.go): no statements
+
+	// A program that can fail (faults.go).
+	reqID      uint32 // the request of its turn: a timeout or a backoff names it
+	cause      int32  // 1 + the cause its last failed request failed of (Sim.causes)
+	readFailed bool   // a read failed under `recompute`: its load and release are skipped
+	rejected   bool   // ended by a request that could never fit
 }
 
 func (ss *session) top() *frame { return &ss.frames[len(ss.frames)-1] }
@@ -116,6 +127,7 @@ func (s *Sim) newSession() *session {
 		ss.sessionVals = sessionVals{}
 		ss.gen = gen
 		ss.frames, ss.holds, ss.leases, ss.cache = ss.frames[:0], ss.holds[:0], ss.leases[:0], ss.cache[:0]
+		ss.expired = ss.expired[:0]
 		ss.parent, ss.waitHold, ss.resumeHold, ss.growHold = nil, nil, nil, nil
 		for i := range ss.attrs {
 			ss.attrs[i] = 0
@@ -335,6 +347,8 @@ func (s *Sim) exitFrame(ss *session, f *frame) bool {
 		ss.frames = ss.frames[:len(ss.frames)-1]
 		s.holdExit(ss, h)
 		return s.err == nil
+	case fReading:
+		s.stopReading(ss, f)
 	case fRoot:
 		ss.frames = ss.frames[:len(ss.frames)-1]
 		s.endThread(ss)
@@ -387,7 +401,9 @@ func (s *Sim) execStmt(ss *session, st *model.Stmt, cs *cstmt) bool {
 	case model.OpLoop:
 		ss.pushFrame(st.Body, cs.bodyBlock(), fLoop, st)
 	case model.OpChoose:
-		s.choose(ss, st)
+		if !s.choose(ss, st) {
+			return false
+		}
 	case model.OpEnd:
 		if ss.parent != nil {
 			s.fail(ss, st.Pos, "a leg may not end its session")
@@ -412,11 +428,19 @@ func (s *Sim) execStmt(ss *session, st *model.Stmt, cs *cstmt) bool {
 	case model.OpGrow:
 		return s.grow(ss, st)
 	case model.OpRelease:
-		s.release(ss, st)
+		if st.Read {
+			s.readEnd(ss, st)
+		} else {
+			s.release(ss, st)
+		}
 	case model.OpLoad:
 		s.load(ss, st)
 	case model.OpDrop:
 		s.drop(ss, st)
+	case model.OpReading:
+		return s.enterReading(ss, st)
+	case model.OpTry:
+		ss.pushFrame(st.Body, nil, fTry, st)
 	}
 	return s.err == nil
 }
@@ -441,14 +465,22 @@ func (s *Sim) turn(ss *session) {
 	ss.turnStart = s.now
 	ss.inTurn = true
 	ss.ttftDone = false
+	if s.canFail {
+		s.startTimeout(ss)
+	}
 	ss.pushFrame(s.p.Server, s.cprog.server, fTurn, nil)
 }
 
-func (s *Sim) choose(ss *session, st *model.Stmt) {
+// choose runs a choose statement; false: the request failed (no member
+// up, faults.go) or the run did.
+func (s *Sim) choose(ss *session, st *model.Stmt) bool {
 	n := math.Floor(s.eval(st.N, ss))
 	if n > maxChoose {
 		s.fail(ss, st.Pos, "`choose` over %s candidates, more than %d, the limit", fmtNum(n), maxChoose)
-		return
+		return false
+	}
+	if st.Among != 0 {
+		return s.chooseAmong(ss, st, n) && s.err == nil
 	}
 	x := s.chooseIndexOf(ss, st, n)
 	if x != nil && x.ok {
@@ -456,7 +488,7 @@ func (s *Sim) choose(ss *session, st *model.Stmt) {
 		// date even under a tracer, so that its state is the untraced run's
 		if w := s.pick(x, ss); w >= 0 && s.tracer == nil {
 			ss.attrs[st.Slot] = float64(w)
-			return
+			return true
 		}
 	}
 	m := &s.keys.choose
@@ -490,6 +522,7 @@ func (s *Sim) choose(ss *session, st *model.Stmt) {
 	if s.tracer != nil {
 		s.traceChoice(ss, st, bestJ, n)
 	}
+	return s.err == nil
 }
 
 // chooseWins compares the candidate's keys with the best's (m.best) as
@@ -528,6 +561,9 @@ func (s *Sim) endSession(ss *session, pos model.Pos) {
 	}
 	for _, e := range ss.cache {
 		e.owner = nil
+	}
+	if s.canFail {
+		s.sessionOutcome(ss)
 	}
 	s.trace(ss, "ended", "", 0)
 	ss.frames = ss.frames[:0]

@@ -31,7 +31,7 @@ func TestNewSessionClears(t *testing.T) {
 	if ss != old || ss.gen != gen+1 || ss.job.stage != -1 || ss.job.flow != -1 {
 		t.Fatalf("reused %v, gen %d (was %d), job %+v", ss == old, ss.gen, gen, ss.job)
 	}
-	kept := map[string]bool{"attrs": true, "frames": true, "holds": true, "leases": true, "cache": true, "stream": true, "turnStream": true}
+	kept := map[string]bool{"attrs": true, "frames": true, "holds": true, "leases": true, "cache": true, "expired": true, "stream": true, "turnStream": true}
 	v := reflect.ValueOf(ss).Elem()
 	for i := range v.NumField() {
 		name := v.Type().Field(i).Name

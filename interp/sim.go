@@ -95,6 +95,13 @@ const (
 	evWarmup
 	evIterEnd  // an engine iteration ends; id = stage, epoch
 	evLeaseEnd // a lease expires; h, epoch = the hold's lease generation
+
+	// A program that can fail (faults.go).
+	evFaultDown // a fault's member or stage goes down; id = Sim.faults index
+	evFaultUp   // and comes back
+	evRenew     // a member's renewal clock ticks; id = member, epoch = its tickGen
+	evTimeout   // a client gives up a request; s, epoch = its reqID
+	evWake      // a retry's backoff ends; s, epoch = its reqID
 )
 
 // event is a pending event of the calendar; which fields it uses depends
@@ -203,6 +210,24 @@ type Sim struct {
 	choosePendEngs bitset         // engines read by an index changed (engineChanged) since the last take
 	blankChoose    *session       // the session the indexes read their leaves with: no cache entry
 
+	// Failures and lease lifetimes (faults.go): only a program that can
+	// fail has members, faults and causes.
+	canFail     bool          // the program can fail a request (model.Builtins.Failed)
+	members     []member      // every queue's members, queue by queue
+	queueFirst  []int32       // by queue: its first member's index
+	poolMember  []int32       // by pool: its member, -1
+	stageMember []int32       // by stage: its member, -1
+	faults      []faultTarget // the faults block's targets, line by line
+	stranded    []*holdInst   // leases failed requests left to expire
+	causes      []failCause   // the causes requests failed of, in the order first met
+	reqSeq      uint32        // the last request number given (session.reqID)
+	retries     uint64        // entry calls made again
+	recomputes  uint64        // failed reads the reader recomputed
+	completedN  uint64        // sessions that ended with their last request served
+	failedN     uint64        // sessions that ended with their last request failed
+	rejectedN   uint64        // sessions ended by a request that could never fit
+	pics        *pictures     // the gateways' pictures' histories (picture.go); nil: none
+
 	// The driver's: tracing and guards.
 	tracer     func(TraceEvent)
 	choiceKeys []string // the keys of a `choose` being traced (debug.go)
@@ -261,6 +286,8 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	s.initStages()
 	s.initPools()
 	s.initDirty()
+	s.initFaults()
+	s.initPictures()
 	s.cprog = &cprog{} // the reference path compiles nothing
 	if !opt.NoFastPath {
 		s.compileProgram()
@@ -455,7 +482,7 @@ func (s *Sim) step() bool {
 		s.finish()
 		return false
 	}
-	if s.cal[0].t > s.now && len(s.gauges) > 0 { // endInstant reads the gauges alone
+	if s.cal[0].t > s.now && (len(s.gauges) > 0 || s.pics != nil) { // endInstant reads the gauges and pictures alone
 		s.endInstant()
 	}
 	ev := s.cal[0]
@@ -553,6 +580,16 @@ func (s *Sim) handle(ev event) {
 		s.iterEnd(int(ev.id), ev.epoch)
 	case evLeaseEnd:
 		s.leaseEnd(ev.h, ev.epoch)
+	case evFaultDown:
+		s.faultDown(ev.id)
+	case evFaultUp:
+		s.faultUp(ev.id)
+	case evRenew:
+		s.renewTick(ev.id, ev.epoch)
+	case evTimeout:
+		s.timedOut(ev.s, ev.epoch)
+	case evWake:
+		s.wake(ev.s, ev.epoch)
 	}
 }
 
@@ -582,6 +619,9 @@ func (s *Sim) warmup() {
 //     changed, as before;
 //   - the rest are read at every instant's end.
 func (s *Sim) endInstant() {
+	if s.pics != nil {
+		s.recordPictures()
+	}
 	if len(s.gauges) == 0 {
 		return // nothing to read (and no gauge's pools to track)
 	}

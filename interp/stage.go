@@ -59,6 +59,14 @@ type stage struct {
 	svcW    Welford
 	joins   uint64
 	waitAll Welford // est_wait: every start, warm-up included
+
+	// Faults (faults.go): down with its member or alone; stalled, a
+	// shared stage down alone carries its flows at rate 0.
+	down, stalled bool
+	downDepth     int // the stage faults that hold it down now
+	downSince     float64
+	downs         uint64
+	downTime      float64
 }
 
 func (s *Sim) initStages() {
@@ -97,6 +105,11 @@ func (s *Sim) runWork(ss *session, st *model.Stmt, work float64) bool {
 	if math.IsNaN(work) || work < 0 {
 		s.runError(ss, st, "the work of `run`", work)
 		return false
+	}
+	if s.canFail {
+		if go_, next := s.runAllowed(ss, st); !go_ {
+			return next
+		}
 	}
 	if len(st.Stages) > 1 {
 		if work == 0 {

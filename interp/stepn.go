@@ -179,7 +179,7 @@ func quietExpr(e *model.Expr) bool {
 func (s *Sim) captureQuiet(e *engine, budget, cost float64, ndec int, grew bool) {
 	q := &e.quiet
 	q.ok = false
-	if !e.quietOK || grew && !q.regrow || len(s.p.Claims) > 0 || e.admitted != 0 || e.preempted != 0 || e.kind != iterDecode ||
+	if !e.quietOK || grew && !q.regrow || len(s.p.Claims) > 0 || s.pics != nil || e.admitted != 0 || e.preempted != 0 || e.kind != iterDecode ||
 		len(e.assign) != len(e.res) || ndec != len(e.assign) || s.engineHasWaiters(e) {
 		return
 	}

@@ -41,6 +41,9 @@ func (l *lowerer) bodies() {
 		l.serverProgresses = l.progresses(p.Server)
 	}
 	l.workloadBody()
+	if l.faultsAST != nil {
+		l.faults(l.faultsAST)
+	}
 	l.checkRevealed(p.Server)
 	// The automatic observes (docs/semantics.md, "Requests and their
 	// automatic observes").
@@ -630,6 +633,8 @@ func (l *lowerer) workloadBody() {
 					l.errorf(it.Pos, "a second `session`")
 				}
 				session = it
+			case *syntax.TimeoutItem:
+				l.timeout(it)
 			}
 		}
 	}

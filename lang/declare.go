@@ -66,6 +66,12 @@ func (l *lowerer) declare(main *syntax.MainItem) {
 			l.gaugeAST = append(l.gaugeAST, it)
 		case *syntax.ClaimItem:
 			l.claimAST = append(l.claimAST, it)
+		case *syntax.FaultsItem:
+			if l.faultsAST != nil {
+				l.errorf(it.Pos, "a second `faults` block (first at %s): a program has at most one", l.posText(l.faultsAST.Pos))
+				continue
+			}
+			l.faultsAST = it
 		}
 	}
 	l.finishDeclarations()
@@ -646,6 +652,9 @@ func (l *lowerer) queue(it *syntax.QueueItem) {
 			l.queueNIC(q, qi)
 		case *syntax.EntryItem:
 			l.queueEntry(q, qi)
+			l.entryPolicies(q, qi)
+		case *syntax.PictureItem:
+			l.picture(q, qi)
 		}
 	}
 	for _, en := range q.entries {

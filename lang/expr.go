@@ -274,6 +274,8 @@ func (l *lowerer) call(c *syntax.Call, sc *scope) (*model.Expr, typ) {
 			return model.Num(0), nil
 		}
 		return l.observable(c, sc, model.EPool, queryPoolFuncs[name], resPool), nil
+	case name == "up" && l.defs[name] == nil:
+		return l.up(c, sc), nil
 	case name == "budget_left":
 		return l.budgetLeft(c, sc), nil
 	case name == "blocksize":
@@ -491,7 +493,11 @@ func (l *lowerer) observable(c *syntax.Call, sc *scope, op model.ExprOp, fn mode
 		return model.Num(0)
 	}
 	ref := r.ref
-	return &model.Expr{Op: op, Fn: fn, Ref: &ref}
+	e := &model.Expr{Op: op, Fn: fn, Ref: &ref}
+	if fn == model.SEstLambda || fn == model.SEstRho || fn == model.SEstWait {
+		return e
+	}
+	return seen(sc, e)
 }
 
 func (l *lowerer) budgetLeft(c *syntax.Call, sc *scope) *model.Expr {

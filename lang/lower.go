@@ -87,6 +87,8 @@ type lowerer struct {
 	forkPos          *lexer.Position // the first `fork`, nil if none
 	joinPos          *lexer.Position // the first `join`
 	turnSet          []int           // see turnSlots
+	canFail          bool            // the program can fail a request (faults.go): `failed` and `loaded` exist
+	faultsAST        *syntax.FaultsItem
 
 	// exprNodes counts the expressions and statements lowered and
 	// exprDepth the expressions under way (limits.go); limitHit is set
@@ -149,6 +151,7 @@ type queueDecl struct {
 	entries  []*syntax.EntryItem
 	attrs    map[string]bool
 	leases   string // local pool name its entries lease
+	picture  int    // a gateway's `picture`: 1 + its index in prog.Pictures, 0 = none
 	pull     *relDecl
 	push     *relDecl
 }
@@ -241,6 +244,7 @@ func (l *lowerer) program(f *syntax.File) *model.Program {
 			Msg: "missing `fn main() { … }`: a program's deployment and workload go inside it"})
 		return p
 	}
+	l.canFailBuiltins(main)
 	l.declare(main)
 	l.checkSets()
 	l.bodies()
@@ -285,6 +289,8 @@ func itemPos(it syntax.Item) lexer.Position {
 		return it.Pos
 	case *syntax.StrayStmt:
 		return it.Pos
+	case *syntax.FaultsItem:
+		return it.Pos
 	}
 	return lexer.Position{}
 }
@@ -323,6 +329,8 @@ func itemWord(it syntax.Item) string {
 		return "a `run { … }` block"
 	case *syntax.StrayStmt:
 		return "a statement"
+	case *syntax.FaultsItem:
+		return "`faults`"
 	}
 	return "an item"
 }
@@ -565,6 +573,7 @@ while exclusive prefill branch else set serve latency nic from pull push share m
 arrive poisson renewal closed batch trace ordered hidden init turn session server gauge claim given every
 some iteration of end Size Cost hold reuse cache lease grow drop release load run growing with loop fork
 join choose in mark tool transfer to observe max min sum
+renew for retry picture refresh detect expiry failure timeout faults down after stall fail
 budget chunk cost enter keep memory request`)
 
 var keywordSet = func() map[string]bool {

@@ -165,6 +165,9 @@ type scope struct {
 	draws       *bool
 	defStack    []string
 	family      bool // resolving `cost(R, …)`: a family needs no index
+	// picture, inside a gateway's entry, is 1 + its picture's index:
+	// observables read it (seen, faults.go); 0 = the deployment itself
+	picture int
 }
 
 type side int

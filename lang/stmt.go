@@ -374,6 +374,9 @@ func (l *lowerer) set(pos lexer.Position, name string, e *syntax.Expr, sc *scope
 	case reservedNames[name]:
 		l.errorf(pos, "`%s` is a context variable or built-in: a `set` may not assign it", name)
 		return nil
+	case l.failBuiltin(name):
+		l.errorf(pos, "`%s` is built in: the run sets it when a request fails or a read loads", name)
+		return nil
 	}
 	if _, ok := l.consts[name]; ok {
 		l.errorf(pos, "`%s` is a constant: a name may not be both a `let` and an attribute", name)
@@ -452,7 +455,11 @@ func (l *lowerer) choose(s *syntax.ChooseStmt, sc *scope) []*model.Stmt {
 		l.errorf(s.Pos, "`%s` is a constant: `choose` needs an attribute", s.Name)
 		return nil
 	}
-	st := &model.Stmt{Op: model.OpChoose, Pos: syntax.ToPos(s.Pos), Slot: l.attr(attrName(sc, s.Name))}
+	if l.failBuiltin(s.Name) {
+		l.errorf(s.Pos, "`%s` is built in: the run sets it when a request fails", s.Name)
+		return nil
+	}
+	st := &model.Stmt{Op: model.OpChoose, Pos: syntax.ToPos(s.Pos), Slot: l.attr(attrName(sc, s.Name)), Among: l.among(s)}
 	st.N, _ = l.value(s.N, sc, &st.Draws)
 	l.chooseCount(s, st.N)
 	for _, k := range s.Keys {
@@ -631,6 +638,9 @@ func (l *lowerer) holdClauses(st *model.Stmt, s *syntax.HoldStmt, hs *scope, hel
 		st.LeaseFor, lt = l.expr(s.LeaseFor, ls)
 		if lt.isCost() && !lt.bad() {
 			l.errorf(s.LeaseFor.Pos, "a lease duration is time, not %s: write the seconds, `lease %s (7)`", lt, text)
+		}
+		if s.Renew != nil {
+			l.renew(st, s, hs)
 		}
 	}
 }
@@ -1041,7 +1051,12 @@ func (l *lowerer) transfer(s *syntax.TransferStmt, sc *scope) []*model.Stmt {
 	if !ok {
 		return nil
 	}
-	return l.transferEnds(s, sc, out)
+	out = l.transferEnds(s, sc, out)
+	if l.canFail && len(out) == 4 && sc.side == sideEntry && sc.from != nil && (sc.q.pull != nil || sc.q.push != nil) && s.Index == nil && len(s.On) == 0 {
+		// a read of the lease (faults.go): its flow, load and release
+		out[1].Read, out[2].Read, out[3].Read = true, true, true
+	}
+	return out
 }
 
 // transferRuns lowers the runs of a transfer of amount: over the links of
@@ -1198,12 +1213,14 @@ func (l *lowerer) entryCall(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 		es.q = nil
 		es.self = nil
 		es.from = nil
+		es.picture = q.picture
 	} else {
 		es.side = sideEntry
 		es.q = q
 		es.self = idx
 		es.entry = entry
 		es.from = nil
+		es.picture = 0
 	}
 	if s.From != nil {
 		from, ok := l.entryFrom(s, q, entry, sc)
@@ -1214,7 +1231,8 @@ func (l *lowerer) entryCall(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 	}
 	out := l.stmtsOf(entry.Body.Stmts, es)
 	l.prog.Blocks++
-	return out
+	out = l.reading(out, s, q, entry, idx, es.from)
+	return l.retry(out, s)
 }
 
 // entryOf is the entry of queue q the call s names (by verb, and with or
@@ -1321,6 +1339,9 @@ func (l *lowerer) stmtDef(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 	}
 	if s.From != nil || s.To != nil {
 		l.errorf(s.Pos, "a statement def takes no `from`/`to`")
+	}
+	if s.Retry != nil {
+		l.errorf(s.Retry.Pos, "`retry` makes an entry call again: a statement def takes none")
 	}
 	if len(s.Args) != len(d.Params) {
 		l.errorf(s.Pos, "def `%s` takes %s, not %d", d.Name, plural(len(d.Params), "argument"), len(s.Args))

@@ -25,7 +25,7 @@ func Builtins() []string {
 	for k := range claimFuncs {
 		out = append(out, k)
 	}
-	out = append(out, "cost", "budget_left", "blocksize", "inf", "self",
+	out = append(out, "cost", "budget_left", "blocksize", "up", "inf", "self",
 		"serial", "turn_no", "cached", "computed", "more", "new", "out", "think", "forced")
 	out = append(out, model.CtxNames[:]...)
 	slices.Sort(out)

@@ -35,10 +35,12 @@ const (
 	EPool   // pool observable Fn of Ref
 	EBudget // budget_left(Ref), Ref an engine's stage
 	EObsAgg // observation aggregate Fn over observe Slot (claims at end)
+	EUp     // up(Q[i]): 1 while queue member Ref is up (Ref.Fam is the queue)
+	ESeen   // Args[0], an observable, as picture Slot shows it
 )
 
 var exprOpNames = [...]string{"num", "attr", "ctx", "reg", "neg", "not", "+", "-", "*", "/", "^",
-	"<", "<=", ">", ">=", "==", "!=", "&&", "||", "?:", "func", "draw", "stage", "pool", "budget_left", "observations"}
+	"<", "<=", ">", ">=", "==", "!=", "&&", "||", "?:", "func", "draw", "stage", "pool", "budget_left", "observations", "up", "seen"}
 
 func (o ExprOp) String() string { return exprOpNames[o] }
 
@@ -89,6 +91,8 @@ const (
 	// expressions (lang.CompileQuery), never in a program.
 	PLeases   // live leases of a pool
 	PLeaseAge // age of a pool's oldest live lease, 0 if none
+	PExpired  // leases of a pool that expired so far
+	PLate     // reads of a pool's leases after they expired, so far
 )
 
 var funcNames = [...]string{"", "min", "max", "abs", "floor", "ceil", "sqrt", "exp", "ln", "pow",
@@ -96,7 +100,7 @@ var funcNames = [...]string{"", "min", "max", "abs", "floor", "ceil", "sqrt", "e
 	"queue", "busy", "work", "est_lambda", "est_rho", "est_wait",
 	"used", "free", "cachedin", "holders", "queued",
 	"total", "count", "largest", "smallest", "prefix_total",
-	"leases", "oldest_lease"}
+	"leases", "oldest_lease", "expired", "late_reads"}
 
 func (f Func) String() string { return funcNames[f] }
 

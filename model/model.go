@@ -66,6 +66,11 @@ type Program struct {
 	Gauges []Gauge `json:"gauges"`
 	Claims []Claim `json:"claims,omitempty"`
 
+	// Faults are the `faults` block's lines, in source order.
+	Faults []Fault `json:"faults,omitempty"`
+	// Pictures are the gateways' `picture`s; an ESeen expression names one.
+	Pictures []Picture `json:"pictures,omitempty"`
+
 	// Built-in attribute slots, for the interpreter.
 	Builtin Builtins `json:"builtins"`
 	// Automatic observes (docs/semantics.md, "Requests and their automatic observes"): -1 when the program
@@ -95,6 +100,10 @@ type Builtins struct {
 	Cached   int `json:"cached"`
 	Computed int `json:"computed"`
 	More     int `json:"more"`
+	// Failed and Loaded exist in a program that can fail (faults, a
+	// timeout, a renewed lease, a read policy, a retry); 0 = none.
+	Failed int `json:"failed,omitempty"` // 1 once the turn's request failed
+	Loaded int `json:"loaded,omitempty"` // units the last read loaded (0 if it failed)
 }
 
 // Input is a bound `args.number` input.
@@ -331,6 +340,9 @@ type Workload struct {
 	Init     *Block        `json:"init"`
 	Turn     *Block        `json:"turn"`
 	Session  *Block        `json:"session"` // ends with an implicit End
+	// Timeout is read at every turn after the turn block: the request is
+	// given up if it has not finished that long after the turn started.
+	Timeout *Expr `json:"timeout,omitempty"`
 }
 
 // TraceTurn is one recorded turn of a trace: the attributes its `turn;`
@@ -340,6 +352,35 @@ type TraceTurn struct {
 	Out    F64 `json:"out"`
 	Think  F64 `json:"think"`
 	Forced F64 `json:"forced"`
+}
+
+// Fault is one line of a program's `faults` block: a queue member (the
+// member's engine, pools and stages together) or a stage that goes down and
+// comes back.
+type Fault struct {
+	Label string `json:"label"` // the target as written: "D[0]", "D", "D[0].nic"
+	Queue int    `json:"queue"` // a queue's member(s); -1 for a stage
+	Stage int    `json:"stage"` // a stage family's member(s); -1 for a queue
+	Index int    `json:"index"` // the member; -1: every member, each on its own
+	// At is a fixed failure's time (a constant); After a random one's time
+	// up before each failure (it may draw, from the fault's own stream).
+	At    *Expr `json:"at,omitempty"`
+	After *Expr `json:"after,omitempty"`
+	// For is the time down (it may draw); nil: it never comes back.
+	For *Expr `json:"for,omitempty"`
+	// Stall: a stage's flows wait at rate 0 while it is down instead of
+	// failing (ps stages only).
+	Stall bool `json:"stall,omitempty"`
+	Pos   Pos  `json:"pos"`
+}
+
+// Picture is a gateway's `picture`: the router's view of the deployment,
+// which every observable its entries read comes from (ESeen).
+type Picture struct {
+	Queue   int `json:"queue"`   // the gateway
+	Refresh F64 `json:"refresh"` // the view is refreshed every Refresh; 0: continuously
+	Delay   F64 `json:"delay"`   // and shows the state Delay before the refresh
+	Detect  F64 `json:"detect"`  // a member seen down (or up again) Detect after it went
 }
 
 // Gauge is `gauge NAME = e;`.

@@ -27,10 +27,12 @@ const (
 	OpTurn              // runs Workload.Turn, then Program.Server
 	OpFork              // Body
 	OpJoin              //
+	OpReading           // Reading, Body: an entry that reads a lease, the reader renewing it
+	OpTry               // N (retries), Body: an entry call made again when it fails
 )
 
 var opNames = [...]string{"set", "observe", "hold", "grow", "drop", "release", "load", "run",
-	"branch", "while", "loop", "choose", "end", "turn", "fork", "join"}
+	"branch", "while", "loop", "choose", "end", "turn", "fork", "join", "reading", "try"}
 
 func (o Op) String() string { return opNames[o] }
 
@@ -63,6 +65,42 @@ type HoldPool struct {
 	Reserve *Expr `json:"reserve,omitempty"`
 }
 
+// Renew is a lease's `renew every (Every) for (For)`: while its session is
+// at an entry that reads it, the reader's member renews it every Every,
+// each renewal setting its end to at least the renewal's time + For.
+type Renew struct {
+	Every F64 `json:"every"`
+	For   F64 `json:"for"`
+}
+
+// ReadPolicy is what a reading entry does with an expired lease or a
+// failed read.
+type ReadPolicy int
+
+const (
+	ReadAnyway    ReadPolicy = iota // on expiry read: the read goes ahead on the freed blocks
+	ReadDecline                     // on expiry decline: the read fails
+	ReadFail                        // on failure fail: the request ends with an error
+	ReadRecompute                   // on failure recompute: nothing is loaded, the reader computes it
+)
+
+var readPolicyNames = [...]string{"read", "decline", "fail", "recompute"}
+
+func (p ReadPolicy) String() string { return readPolicyNames[p] }
+
+func (p ReadPolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// Reading is an entry `VERB (…) from S` whose queue reads S's leases: the
+// leased pool member it reads, the reader's member (whose renewals keep the
+// lease, and whose failure stops them) and the entry's policies.
+type Reading struct {
+	Source  Ref        `json:"source"` // the leased pool member read
+	Queue   int        `json:"queue"`  // the reader's queue
+	Index   *Expr      `json:"index,omitempty"`
+	Expiry  ReadPolicy `json:"expiry"`  // ReadAnyway or ReadDecline
+	Failure ReadPolicy `json:"failure"` // ReadFail or ReadRecompute
+}
+
 // Stmt is one statement.
 type Stmt struct {
 	Op   Op  `json:"op"`
@@ -84,6 +122,16 @@ type Stmt struct {
 	Cache    *Expr      `json:"cache,omitempty"`
 	Lease    int        `json:"lease,omitempty"` // 1 + index into Holds of the leased pool; 0 = none
 	LeaseFor *Expr      `json:"lease_for,omitempty"`
+	Renew    *Renew     `json:"renew,omitempty"` // the lease's renewal by its reader; nil = none
+
+	// Reading is an OpReading's lease, reader and policies.
+	Reading *Reading `json:"reading,omitempty"`
+	// Read marks the flow run, the load and the release of a transfer
+	// inside an OpReading: the read of the lease.
+	Read bool `json:"read,omitempty"`
+	// Among is, on a choose, 1 + the index of the queue whose members its
+	// candidates are (a member seen down is no candidate); 0 = none.
+	Among int `json:"among,omitempty"`
 
 	Body *Block `json:"body,omitempty"`
 	Else *Block `json:"else,omitempty"`

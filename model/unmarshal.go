@@ -81,6 +81,12 @@ func (o *Op) UnmarshalText(text []byte) error {
 
 var runModeNames = []string{"", "prefill", "decode"}
 
+func (r *ReadPolicy) UnmarshalText(text []byte) error {
+	i, err := enumText(readPolicyNames[:], text, "expiry", "read policy")
+	*r = ReadPolicy(i)
+	return err
+}
+
 func (m *RunMode) UnmarshalText(text []byte) error {
 	i, err := enumText(runModeNames, text, "mode", "run mode")
 	*m = RunMode(i)

@@ -185,9 +185,9 @@ func TestNumbers(t *testing.T) {
 // TestUnmarshalErrors reads malformed IR text.
 func TestUnmarshalErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{`{"op":"sett"}`, `"op": unknown statement kind "sett" (want set, observe, hold, grow, drop, release, load, run, branch, while, loop, choose, end, turn, fork, join)`},
+		{`{"op":"sett"}`, `"op": unknown statement kind "sett" (want set, observe, hold, grow, drop, release, load, run, branch, while, loop, choose, end, turn, fork, join, reading, try)`},
 		{`{"op":"run","mode":"fast"}`, `"mode": unknown run mode "fast" (want prefill, decode)`},
-		{`{"op":"set","value":{"op":"plus"}}`, `"op": unknown expression op "plus" (want num, attr, ctx, reg, neg, not, +, -, *, /, ^, <, <=, >, >=, ==, !=, &&, ||, ?:, func, draw, stage, pool, budget_left, observations)`},
+		{`{"op":"set","value":{"op":"plus"}}`, `"op": unknown expression op "plus" (want num, attr, ctx, reg, neg, not, +, -, *, /, ^, <, <=, >, >=, ==, !=, &&, ||, ?:, func, draw, stage, pool, budget_left, observations, up, seen)`},
 		{`{"op":"set","value":{"op":"func","fn":"cos"}}`, `"fn": unknown function "cos" (want min, max, abs, floor, ceil, sqrt, exp, ln, pow, det, uniform, erlang, h2, bernoulli, queue, busy, work, est_lambda, est_rho, est_wait, used, free, cachedin, holders, queued, total, count, largest, smallest, prefix_total)`},
 		{`{"op":"set","value":{"op":"num"}}`, `"num": missing from a constant expression`},
 		{`{"op":"set","value":{"op":"num","num":"many"}}`, `"num": "many" is no number (want a number, "inf", "-inf" or "NaN")`},
@@ -359,8 +359,8 @@ func TestValidate(t *testing.T) {
 			"ir: server.stmts[4].value.args[0]: register 0 (`r`) is read in a statement, outside an engine"},
 		{"expression op", func(p *model.Program) { p.Server.Stmts[4].Value.Op = 99 },
 			"ir: server.stmts[4].value: op 99 is no expression op"},
-		{"statement op", func(p *model.Program) { p.Server.Stmts[4].Op = 16 },
-			"ir: server.stmts[4].op: op 16 is no statement kind"},
+		{"statement op", func(p *model.Program) { p.Server.Stmts[4].Op = 99 },
+			"ir: server.stmts[4].op: op 99 is no statement kind"},
 		{"missing statement", func(p *model.Program) { p.Server.Stmts[2] = nil },
 			"ir: server.stmts[2]: missing statement"},
 		{"run without stages", func(p *model.Program) { p.Server.Stmts[0].Stages = nil },

@@ -120,6 +120,13 @@ func (v *validator) program() {
 	}{{"serial", b.Serial}, {"turn_no", b.TurnNo}, {"cached", b.Cached}, {"computed", b.Computed}, {"more", b.More}} {
 		v.attrSlot(dot("builtins", f.name), f.slot)
 	}
+	if (b.Failed == 0) != (b.Loaded == 0) {
+		v.failf("builtins.failed", "failed and loaded come together: both slots or neither")
+	}
+	if b.Failed != 0 {
+		v.attrSlot("builtins.failed", b.Failed)
+		v.attrSlot("builtins.loaded", b.Loaded)
+	}
 	for _, f := range []struct {
 		name string
 		slot int
@@ -169,6 +176,85 @@ func (v *validator) program() {
 		if r.Stage != -1 {
 			v.famIndex(dot(at("relations", i), "latency_stage"), r.Stage, true)
 		}
+	}
+	for i := range p.Faults {
+		v.fault(i)
+	}
+	for i, pic := range p.Pictures {
+		path := at("pictures", i)
+		v.queueIndex(dot(path, "queue"), pic.Queue)
+		for _, f := range []struct {
+			name string
+			x    F64
+		}{{"refresh", pic.Refresh}, {"delay", pic.Delay}, {"detect", pic.Detect}} {
+			if x := float64(f.x); !(x >= 0) || math.IsInf(x, 0) {
+				v.failf(dot(path, f.name), "a time, at least 0 and finite, not %s", FormatNum(x))
+			}
+		}
+	}
+}
+
+// canFail reports whether the program has the built-ins of a program that
+// can fail a request.
+func (v *validator) canFail() bool { return v.p.Builtin.Failed != 0 }
+
+func (v *validator) queueIndex(path string, q int) bool {
+	if q < 0 || q >= len(v.p.Queues) {
+		v.failf(path, "queue %d is no queue (the program has %d)", q, len(v.p.Queues))
+		return false
+	}
+	return true
+}
+
+// fault checks a line of the faults block: one target, a time or a law,
+// and a stall only on a ps stage.
+func (v *validator) fault(i int) {
+	p := v.p
+	f := &p.Faults[i]
+	path := at("faults", i)
+	if !v.canFail() {
+		v.failf(path, "a program with faults has the built-ins failed and loaded")
+		return
+	}
+	count := 0
+	switch {
+	case (f.Queue >= 0) == (f.Stage >= 0):
+		v.failf(path, "a fault names a queue or a stage family: one of them, the other -1")
+		return
+	case f.Queue >= 0:
+		if !v.queueIndex(dot(path, "queue"), f.Queue) {
+			return
+		}
+		count = p.Queues[f.Queue].Count
+		if f.Stall {
+			v.failf(dot(path, "stall"), "a queue's member does not stall: only a ps stage does")
+		}
+	default:
+		if !v.famIndex(dot(path, "stage"), f.Stage, true) {
+			return
+		}
+		fam := p.StageFams[f.Stage]
+		count = fam.Count
+		if f.Stall && p.Stages[fam.First].Kind != PS {
+			v.failf(dot(path, "stall"), "only a ps stage stalls; `%s` is a %s stage", fam.Name, p.Stages[fam.First].Kind)
+		}
+	}
+	if f.Index < -1 || f.Index >= count {
+		v.failf(dot(path, "index"), "index %d is out of range: the family has %d member(s) (-1 for each)", f.Index, count)
+	}
+	switch {
+	case (f.At == nil) == (f.After == nil):
+		v.failf(path, "a fault has a time `at` or a law `after`: one of them")
+	case f.At != nil:
+		v.expr(dot(path, "at"), f.At, scArrival)
+		if x, ok := f.At.IsConst(); !ok || !(x >= 0) || math.IsInf(x, 0) {
+			v.failf(dot(path, "at"), "a fault's time is a constant, at least 0 and finite")
+		}
+	default:
+		v.expr(dot(path, "after"), f.After, scArrival)
+	}
+	if f.For != nil {
+		v.expr(dot(path, "for"), f.For, scArrival)
 	}
 }
 
@@ -427,6 +513,12 @@ func (v *validator) workload() {
 		v.failf("workload.trace", "a trace is a .csv file, not %q", w.Trace)
 	}
 	v.traceSessions(w)
+	if w.Timeout != nil {
+		if !v.canFail() {
+			v.failf("workload.timeout", "a timeout is in a program with the built-ins failed and loaded")
+		}
+		v.expr("workload.timeout", w.Timeout, scStmt)
+	}
 	for _, b := range []struct {
 		name string
 		b    *Block
@@ -601,7 +693,66 @@ func (v *validator) stmt(path string, st *Stmt) {
 		v.attrSlot(path, st.Slot)
 		v.expr(dot(path, "n"), st.N, scStmt)
 		v.exprs(dot(path, "keys"), st.Keys, scStmt)
+		if st.Among != 0 {
+			v.queueIndex(dot(path, "among"), st.Among-1)
+		}
+	case OpReading:
+		v.reading(path, st)
+	case OpTry:
+		if !v.canFail() {
+			v.failf(path, "a retried call is in a program with the built-ins failed and loaded")
+			return
+		}
+		v.expr(dot(path, "n"), st.N, scStmt)
+		value()
+		n, ok1 := st.N.IsConst()
+		b, ok2 := st.Value.IsConst()
+		if v.ok() && (!ok1 || !ok2 || !(n >= 0 && n <= 1000 && n == math.Floor(n)) || !(b >= 0) || math.IsInf(b, 0)) {
+			v.failf(path, "a retry has a constant count from 0 to 1000 and a constant backoff, at least 0 and finite")
+			return
+		}
+		v.body(dot(path, "body"), st.Body, st.Op)
 	}
+	if st.Read && st.Op != OpRun && st.Op != OpLoad && st.Op != OpRelease {
+		v.failf(dot(path, "read"), "only a read's flow, load and release are marked read, not %q", st.Op.String())
+	}
+	if st.Read && !v.canFail() {
+		v.failf(dot(path, "read"), "a read is marked in a program with the built-ins failed and loaded")
+	}
+	if st.Among != 0 && st.Op != OpChoose {
+		v.failf(dot(path, "among"), "only a choose has candidates among a queue's members")
+	}
+	if st.Renew != nil && st.Op != OpHold {
+		v.failf(dot(path, "renew"), "only a hold's lease renews")
+	}
+	if st.Reading != nil && st.Op != OpReading {
+		v.failf(dot(path, "reading"), "only a reading entry reads")
+	}
+}
+
+// reading checks an entry that reads a lease: its source, its reader and
+// its policies.
+func (v *validator) reading(path string, st *Stmt) {
+	r := st.Reading
+	if r == nil {
+		v.failf(dot(path, "reading"), "missing: a reading entry names what it reads")
+		return
+	}
+	if !v.canFail() {
+		v.failf(path, "a reading entry is in a program with the built-ins failed and loaded")
+		return
+	}
+	v.ref(dot(path, "reading.source"), &r.Source, false, scStmt)
+	if v.queueIndex(dot(path, "reading.queue"), r.Queue) && r.Index != nil {
+		v.expr(dot(path, "reading.index"), r.Index, scStmt)
+	}
+	if r.Expiry != ReadAnyway && r.Expiry != ReadDecline {
+		v.failf(dot(path, "reading.expiry"), "an expired lease is read or declined, not %q", r.Expiry.String())
+	}
+	if r.Failure != ReadFail && r.Failure != ReadRecompute {
+		v.failf(dot(path, "reading.failure"), "a failed read fails or recomputes, not %q", r.Failure.String())
+	}
+	v.body(dot(path, "body"), st.Body, st.Op)
 }
 
 func (v *validator) hold(path string, st *Stmt) {
@@ -635,6 +786,17 @@ func (v *validator) hold(path string, st *Stmt) {
 		v.failf(dot(path, "lease_for"), "missing: a lease needs its duration")
 	case st.Lease > 0:
 		v.expr(dot(path, "lease_for"), st.LeaseFor, scStmt)
+	}
+	if r := st.Renew; r != nil {
+		every, dur := float64(r.Every), float64(r.For)
+		switch {
+		case st.Lease == 0:
+			v.failf(dot(path, "renew"), "a renewal needs a lease")
+		case !v.canFail():
+			v.failf(dot(path, "renew"), "a renewed lease is in a program with the built-ins failed and loaded")
+		case !(every > 0) || math.IsInf(every, 0) || !(dur > every) || math.IsInf(dur, 0):
+			v.failf(dot(path, "renew"), "a renewal every %s for %s: both positive and finite, for longer than every", FormatNum(every), FormatNum(dur))
+		}
 	}
 	v.body(dot(path, "body"), st.Body, st.Op)
 }
@@ -744,6 +906,8 @@ func (v *validator) expr(path string, e *Expr, sc *scope) {
 		args = 2
 	case ECond:
 		args = 3
+	case ESeen:
+		args = 1
 	case EFunc:
 		lo, hi = FMin, FPow
 	case EDraw:
@@ -783,7 +947,7 @@ func (v *validator) expr(path string, e *Expr, sc *scope) {
 			return
 		}
 	}
-	refOp := e.Op == EStage || e.Op == EPool || e.Op == EBudget
+	refOp := e.Op == EStage || e.Op == EPool || e.Op == EBudget || e.Op == EUp
 	switch {
 	case refOp && e.Ref == nil:
 		v.failf(dot(path, "ref"), "missing: op %q needs its ref", op)
@@ -823,6 +987,27 @@ func (v *validator) expr(path string, e *Expr, sc *scope) {
 		}
 	case EObsAgg:
 		v.observeSlot(path, e.Slot, "")
+	case EUp:
+		if !v.queueIndex(dot(path, "ref.family"), e.Ref.Fam) {
+			return
+		}
+		if e.Ref.Index != nil {
+			v.expr(dot(path, "ref.index"), e.Ref.Index, sc)
+			if x, ok := e.Ref.Index.IsConst(); ok && !(x >= 0 && x < float64(p.Queues[e.Ref.Fam].Count) && x == math.Floor(x)) {
+				v.failf(dot(path, "ref.index"), "index %s is out of range: queue `%s` has %d member(s)", FormatNum(x), p.Queues[e.Ref.Fam].Name, p.Queues[e.Ref.Fam].Count)
+			}
+		}
+	case ESeen:
+		if e.Slot < 0 || e.Slot >= len(p.Pictures) {
+			v.failf(path, "slot %d is no picture (the program has %d)", e.Slot, len(p.Pictures))
+			return
+		}
+		switch a := e.Args[0]; {
+		case a.Op == EUp, a.Op == EPool, a.Op == EStage && a.Fn <= SWork:
+		default:
+			v.failf(dot(path, "args[0]"), "a picture shows an observable of a pool, a stage or a member, not %q", a.Op.String())
+			return
+		}
 	case EStage, EPool:
 		v.ref(dot(path, "ref"), e.Ref, e.Op == EStage, sc)
 	case EBudget:

@@ -200,6 +200,10 @@ func Text(w io.Writer, r *interp.Report) error {
 		}
 	}
 
+	if f := r.Failures; f != nil {
+		writeFailures(&b, f)
+	}
+
 	for i := range r.Stages {
 		if s := &r.Stages[i]; s.IdleWithWork {
 			b.WriteString("idle: stage `" + s.DisplayName() + "` ended with residents or waiting requests, " +
@@ -210,6 +214,40 @@ func Text(w io.Writer, r *interp.Report) error {
 
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// writeFailures writes the report's failures section (docs/cli.md §4): the
+// requests that failed and why, how the sessions ended, what became of
+// the leases and how long the members and stages that fault were down.
+func writeFailures(b *bytes.Buffer, f *interp.Failures) {
+	b.WriteString("\nrequests: " + strconv.FormatUint(f.Requests, 10) + " failed, " +
+		strconv.FormatUint(f.Retries, 10) + " retried, " + strconv.FormatUint(f.Recomputes, 10) + " reads recomputed\n")
+	b.WriteString("sessions: " + strconv.FormatUint(f.Completed, 10) + " completed, " +
+		strconv.FormatUint(f.Failed, 10) + " failed, " + strconv.FormatUint(f.Rejected, 10) + " rejected, " +
+		strconv.FormatUint(f.Live, 10) + " live at the end\n")
+	if len(f.Causes) > 0 {
+		t := Table{header: []string{"failed of", "requests", "sessions"}}
+		for _, c := range f.Causes {
+			t.Add(c.Cause, strconv.FormatUint(c.Requests, 10), strconv.FormatUint(c.Sessions, 10))
+		}
+		t.Write(b)
+	}
+	if len(f.Leases) > 0 {
+		t := Table{header: []string{"lease", "granted", "expired", "late reads", "failed reads", "lost", "stranded", "live"}}
+		for _, l := range f.Leases {
+			t.Add(l.Pool, strconv.FormatUint(l.Granted, 10), strconv.FormatUint(l.Expired, 10),
+				strconv.FormatUint(l.LateReads, 10), strconv.FormatUint(l.FailedReads, 10),
+				strconv.FormatUint(l.Lost, 10), strconv.FormatUint(l.Stranded, 10), strconv.FormatUint(l.Live, 10))
+		}
+		t.Write(b)
+	}
+	if len(f.Down) > 0 {
+		t := Table{header: []string{"down", "times", "time down"}}
+		for _, d := range f.Down {
+			t.Add(d.Label, strconv.FormatUint(d.Downs, 10), Fixed(d.TimeDown, 4))
+		}
+		t.Write(b)
+	}
 }
 
 // rptClaimKind is a claim kind as the text report says it.

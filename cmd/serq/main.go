@@ -611,6 +611,7 @@ func (c *runCmd) Run(e *env) error {
 	}
 	rep := sim.Report()
 	if dump != nil {
+		dump.failures(*c.Dump, rep.Failures)
 		if err := dump.commit(in.stopped); err != nil {
 			if errors.Is(err, errInterrupted) {
 				return &interruptedError{sig: in.caught(), what: fmt.Sprintf("the dump was abandoned, no file in %s changed; no report written", *c.Dump)}

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/serq/serq/internal/safeio"
@@ -170,10 +171,68 @@ func writeJSON(w io.Writer, r *interp.Report) error {
 		}
 		j.raw("}")
 	}
-	j.raw("]}\n")
+	j.raw("]")
+	if f := r.Failures; f != nil {
+		j.failures(f)
+	}
+	j.raw("}\n")
 
 	_, err := w.Write(j.b)
 	return err
+}
+
+// failures writes the "failures" object of a program that can fail
+// (docs/cli.md §5): the failed requests and their causes, the sessions'
+// outcomes, the leases' lifetimes and the faults' downtime.
+func (j *rptJSON) failures(f *interp.Failures) {
+	j.raw(`,"failures":{"requests":`)
+	j.uint(f.Requests)
+	j.uintField("retries", f.Retries)
+	j.uintField("recomputes", f.Recomputes)
+	j.raw(`,"sessions":{"completed":`)
+	j.uint(f.Completed)
+	j.uintField("failed", f.Failed)
+	j.uintField("rejected", f.Rejected)
+	j.uintField("live", f.Live)
+	j.raw(`},"causes":[`)
+	for i, c := range f.Causes {
+		if i > 0 {
+			j.raw(",")
+		}
+		j.raw(`{"cause":`)
+		j.str(c.Cause)
+		j.uintField("requests", c.Requests)
+		j.uintField("sessions", c.Sessions)
+		j.raw("}")
+	}
+	j.raw(`],"leases":[`)
+	for i, l := range f.Leases {
+		if i > 0 {
+			j.raw(",")
+		}
+		j.raw(`{"pool":`)
+		j.str(l.Pool)
+		j.uintField("granted", l.Granted)
+		j.uintField("expired", l.Expired)
+		j.uintField("late_reads", l.LateReads)
+		j.uintField("failed_reads", l.FailedReads)
+		j.uintField("lost", l.Lost)
+		j.uintField("stranded", l.Stranded)
+		j.uintField("live", l.Live)
+		j.raw("}")
+	}
+	j.raw(`],"down":[`)
+	for i, d := range f.Down {
+		if i > 0 {
+			j.raw(",")
+		}
+		j.raw(`{"target":`)
+		j.str(d.Label)
+		j.uintField("downs", d.Downs)
+		j.numField("time_down", d.TimeDown)
+		j.raw("}")
+	}
+	j.raw("]}")
 }
 
 // rptJSON is a byte buffer with the few JSON writers the report needs.
@@ -277,6 +336,7 @@ type dumpWriter struct {
 	b      safeio.Batch
 	obs    []*safeio.File // by observe
 	gauges []*safeio.File // by gauge
+	extra  []*safeio.File // faults/causes.csv and faults/leases.csv
 	made   []string       // directories made, the deepest first
 	line   []byte
 	err    error // the first write error
@@ -369,6 +429,61 @@ func (d *dumpWriter) Point(i int, p interp.TimePoint) {
 // failed is the first write error, nil if none.
 func (d *dumpWriter) failed() error { return d.err }
 
+// failures adds, for a program that can fail, DIR/faults/causes.csv (a
+// row per cause: `cause,requests,sessions`) and DIR/faults/leases.csv (a
+// row per leased pool: `pool,granted,expired,late_reads,failed_reads,
+// lost,stranded,live`), written with the rest at commit.
+func (d *dumpWriter) failures(dir string, f *interp.Failures) {
+	if d.err != nil || f == nil {
+		return
+	}
+	fdir := filepath.Join(dir, "faults")
+	if err := os.Mkdir(fdir, 0o777); err == nil {
+		d.made = append([]string{fdir}, d.made...)
+	} else if !errors.Is(err, fs.ErrExist) {
+		d.err = err
+		return
+	}
+	if fi, err := os.Lstat(fdir); err != nil {
+		d.err = err
+		return
+	} else if !fi.IsDir() {
+		d.err = fmt.Errorf("%s is not a directory (a symlink is not followed)", fdir)
+		return
+	}
+	c, err := d.b.Open(filepath.Join(fdir, "causes.csv"))
+	if err != nil {
+		d.err = err
+		return
+	}
+	c.W.WriteString("cause,requests,sessions\n")
+	for _, x := range f.Causes {
+		c.W.WriteString(csvField(x.Cause) + "," + strconv.FormatUint(x.Requests, 10) + "," + strconv.FormatUint(x.Sessions, 10) + "\n")
+	}
+	l, err := d.b.Open(filepath.Join(fdir, "leases.csv"))
+	if err != nil {
+		d.err = err
+		return
+	}
+	l.W.WriteString("pool,granted,expired,late_reads,failed_reads,lost,stranded,live\n")
+	for _, x := range f.Leases {
+		line := x.Pool
+		for _, n := range []uint64{x.Granted, x.Expired, x.LateReads, x.FailedReads, x.Lost, x.Stranded, x.Live} {
+			line += "," + strconv.FormatUint(n, 10)
+		}
+		l.W.WriteString(line + "\n")
+	}
+	d.extra = append(d.extra, c, l)
+}
+
+// csvField quotes a CSV field that holds a comma, a quote or a line break.
+func csvField(s string) string {
+	if !strings.ContainsAny(s, ",\"\n\r") {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
 // commit closes every file and renames them all into place. stop, if not
 // nil, is asked before each file; once it reports true the dump is
 // abandoned with errInterrupted. On any error nothing is renamed.
@@ -377,7 +492,7 @@ func (d *dumpWriter) commit(stop func() bool) error {
 		d.abort()
 		return d.err
 	}
-	for _, f := range append(d.obs[:len(d.obs):len(d.obs)], d.gauges...) {
+	for _, f := range append(append(d.obs[:len(d.obs):len(d.obs)], d.gauges...), d.extra...) {
 		if stop != nil && stop() {
 			d.abort()
 			return errInterrupted
@@ -431,5 +546,6 @@ func writeDump(dir string, r *interp.Report) error {
 			d.Point(i, p)
 		}
 	}
+	d.failures(dir, r.Failures)
 	return d.commit(nil)
 }

@@ -320,10 +320,35 @@ type NicItem struct {
 // `decode (prompt) from P { … }`, `transfer (n) { … }`.
 type EntryItem struct {
 	Pos    lexer.Position
-	Verb   string   `parser:"@Ident"`
-	Params []string `parser:"( \"(\" ( @Ident ( \",\" @Ident )* )? \")\" )?"`
-	From   string   `parser:"( \"from\" @Ident )?"`
-	Body   *Block   `parser:"@@"`
+	Verb   string         `parser:"@Ident"`
+	Params []string       `parser:"( \"(\" ( @Ident ( \",\" @Ident )* )? \")\" )?"`
+	From   string         `parser:"( \"from\" @Ident )?"`
+	On     []*EntryPolicy `parser:"@@*"`
+	Body   *Block         `parser:"@@"`
+}
+
+// EntryPolicy is a reading entry's `on expiry read|decline` or `on failure
+// fail|recompute`: what a read of an expired lease does, and what a failed
+// read does.
+type EntryPolicy struct {
+	Pos    lexer.Position
+	Tokens []lexer.Token // for the word's position
+	What   string        `parser:"\"on\" @( \"expiry\" | \"failure\" )"`
+	Word   string        `parser:"@Ident"`
+}
+
+// PictureItem is a gateway's `picture refresh (T) delay (d) detect (t);`:
+// the router's picture of the deployment, which its entries read.
+type PictureItem struct {
+	Pos  lexer.Position
+	Opts []*PictureOpt `parser:"\"picture\" @@+ \";\""`
+}
+
+// PictureOpt is one clause of a [PictureItem].
+type PictureOpt struct {
+	Pos   lexer.Position
+	Word  string `parser:"@( \"refresh\" | \"delay\" | \"detect\" )"`
+	Value *Expr  `parser:"\"(\" @@ \")\""`
 }
 
 // RelationItem is `READER pull|push SOURCE latency e share maxmin|bottleneck;`.
@@ -334,6 +359,24 @@ type RelationItem struct {
 	Source  string `parser:"@Ident"`
 	Latency *Expr  `parser:"( \"latency\" @@ )?"`
 	Share   string `parser:"\"share\" @( \"maxmin\" | \"bottleneck\" ) \";\""`
+}
+
+// FaultsItem is `faults { lines }`: when members and stages fail and come
+// back.
+type FaultsItem struct {
+	Pos   lexer.Position
+	Lines []*FaultLine `parser:"\"faults\" \"{\" @@* \"}\""`
+}
+
+// FaultLine is `TARGET down at (t) [for (d)] [stall|fail];` or `TARGET down
+// after (ttf) for (ttr) [stall|fail];`.
+type FaultLine struct {
+	Pos    lexer.Position
+	Target *Ref   `parser:"@@ \"down\""`
+	At     *Expr  `parser:"( \"at\" \"(\" @@ \")\""`
+	After  *Expr  `parser:"| \"after\" \"(\" @@ \")\" )"`
+	For    *Expr  `parser:"( \"for\" \"(\" @@ \")\" )?"`
+	Mode   string `parser:"@( \"stall\" | \"fail\" )? \";\""`
 }
 
 // WorkloadItem is `workload { items }`.
@@ -364,6 +407,13 @@ type HiddenItem struct {
 	Pos    lexer.Position
 	Tokens []lexer.Token // for the names' positions
 	Names  []string      `parser:"\"hidden\" @Ident ( \",\" @Ident )* \";\""`
+}
+
+// TimeoutItem is the workload's `timeout (e);`: the client gives up a
+// request that has not finished e after its turn started.
+type TimeoutItem struct {
+	Pos   lexer.Position
+	Value *Expr `parser:"\"timeout\" \"(\" @@ \")\" \";\""`
 }
 
 // InitItem is the workload's `init { … }`: once per session.
@@ -495,7 +545,17 @@ type HoldStmt struct {
 	Body     *Block      `parser:"@@"`
 	Cache    *Expr       `parser:"( \"cache\" \"(\" @@ \")\" )?"`
 	Lease    *Ref        `parser:"( \"lease\" @@"`
-	LeaseFor *Expr       `parser:"  \"(\" @@ \")\" )? \";\"?"`
+	LeaseFor *Expr       `parser:"  \"(\" @@ \")\""`
+	Renew    *Renew      `parser:"  @@? )? \";\"?"`
+}
+
+// Renew is a lease's `renew every (h) for (x)`: while the session waits at
+// the entry that reads the lease, the reader renews it every h, each
+// renewal making it last at least x more.
+type Renew struct {
+	Pos   lexer.Position
+	Every *Expr `parser:"\"renew\" \"every\" \"(\" @@ \")\""`
+	For   *Expr `parser:"\"for\" \"(\" @@ \")\""`
 }
 
 // HoldPool is one pool of a hold: `P (units) [reserve (r)]`.
@@ -622,17 +682,19 @@ type TransferStmt struct {
 	Load   *Expr  `parser:"\"(\" @@ \")\" \";\""`
 }
 
-// CallStmt is an entry call `Q[i].verb(args) [from P[i]] [to P (m)];` or a
+// CallStmt is an entry call `Q[i].verb(args) [from P[i]] [to P (m)] [retry (n) [after (b)]];` or a
 // statement-def use `f(args);`.
 type CallStmt struct {
-	Pos    lexer.Position
-	Queue  string  `parser:"@Ident"`
-	Index  *Expr   `parser:"( ( \"[\" @@ \"]\" )?"`
-	Verb   string  `parser:"  \".\" @Ident )?"`
-	Args   []*Expr `parser:"\"(\" ( @@ ( \",\" @@ )* )? \")\""`
-	From   *Ref    `parser:"( \"from\" @@ )?"`
-	To     *Ref    `parser:"( \"to\" @@"`
-	ToUnit *Expr   `parser:"  \"(\" @@ \")\" )? \";\""`
+	Pos     lexer.Position
+	Queue   string  `parser:"@Ident"`
+	Index   *Expr   `parser:"( ( \"[\" @@ \"]\" )?"`
+	Verb    string  `parser:"  \".\" @Ident )?"`
+	Args    []*Expr `parser:"\"(\" ( @@ ( \",\" @@ )* )? \")\""`
+	From    *Ref    `parser:"( \"from\" @@ )?"`
+	To      *Ref    `parser:"( \"to\" @@"`
+	ToUnit  *Expr   `parser:"  \"(\" @@ \")\" )?"`
+	Retry   *Expr   `parser:"( \"retry\" \"(\" @@ \")\""`
+	Backoff *Expr   `parser:"  ( \"after\" \"(\" @@ \")\" )? )? \";\""`
 }
 
 // RetiredStmt catches statements of older dialects so that they get a
@@ -788,6 +850,7 @@ func (*GaugeItem) item()    {}
 func (*ClaimItem) item()    {}
 func (*SessionItem) item()  {}
 func (*StrayStmt) item()    {}
+func (*FaultsItem) item()   {}
 
 func (*CapOpt) poolOpt()      {}
 func (*BlockOpt) poolOpt()    {}
@@ -812,12 +875,13 @@ func (*ExclusiveStmt) schedStmt() {}
 func (*SchedBranch) schedStmt()   {}
 func (*SchedSet) schedStmt()      {}
 
-func (*PoolItem) qItem()   {}
-func (*DeviceItem) qItem() {}
-func (*EngineItem) qItem() {}
-func (*ServeItem) qItem()  {}
-func (*NicItem) qItem()    {}
-func (*EntryItem) qItem()  {}
+func (*PoolItem) qItem()    {}
+func (*DeviceItem) qItem()  {}
+func (*EngineItem) qItem()  {}
+func (*ServeItem) qItem()   {}
+func (*NicItem) qItem()     {}
+func (*EntryItem) qItem()   {}
+func (*PictureItem) qItem() {}
 
 func (*ArriveItem) workItem()  {}
 func (*TraceItem) workItem()   {}
@@ -825,6 +889,7 @@ func (*HiddenItem) workItem()  {}
 func (*InitItem) workItem()    {}
 func (*TurnItem) workItem()    {}
 func (*SessionItem) workItem() {}
+func (*TimeoutItem) workItem() {}
 
 func (*TurnStmt) stmt()     {}
 func (*SetStmt) stmt()      {}

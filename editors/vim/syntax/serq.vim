@@ -20,18 +20,21 @@ syntax match serqNumber "\k\@<!\.[0-9][0-9_]*\%([eE][+-]\=[0-9]\+\)\="
 
 syntax keyword serqDeclaration use let def fn main stage pool device engine queue workload server
 syntax keyword serqDeclaration gauge claim share nic serve Size Cost state schedule execute
+syntax keyword serqDeclaration faults picture timeout
 syntax keyword serqStatement hold reserve reuse cache lease grow drop release load run growing branch
 syntax keyword serqStatement else while loop fork join choose in by end turn set observe
 syntax keyword serqStatement mark tool transfer from to at admission with
+syntax keyword serqStatement renew retry down after for
 syntax keyword serqOption args number fifo ps delay step on cap block evict lru preempt
 syntax keyword serqOption none lifo requeue head tail held spill via when admit tokens granule
 syntax keyword serqOption advance running only decode prefill first each most waiting exclusive latency pull
 syntax keyword serqOption push maxmin bottleneck arrive poisson renewal closed batch trace ordered hidden init
 syntax keyword serqOption session given every some iteration of max min sum
+syntax keyword serqOption refresh delay detect expiry failure stall fail
 syntax keyword serqRetired budget chunk cost enter keep memory request
 syntax keyword serqFunction abs ceil exp floor ln max min pow sqrt busy queue work
 syntax keyword serqFunction est_lambda est_rho est_wait used free cachedin holders queued budget_left blocksize cost total
-syntax keyword serqFunction count largest smallest prefix_total
+syntax keyword serqFunction count largest smallest prefix_total up
 syntax keyword serqVariable now waited size age last waiting present decoding position admission remaining demand
 syntax keyword serqVariable served serial turn_no cached computed more new out think forced
 syntax keyword serqConstant inf self
