@@ -252,7 +252,8 @@ var poolFuncs = map[string]model.Func{"used": model.PUsed, "free": model.PFree, 
 	"holders": model.PHolders, "queued": model.PQueued}
 
 // queryPoolFuncs are the debugger's own pool observables (query.go).
-var queryPoolFuncs = map[string]model.Func{"leases": model.PLeases, "oldest_lease": model.PLeaseAge}
+var queryPoolFuncs = map[string]model.Func{"leases": model.PLeases, "oldest_lease": model.PLeaseAge,
+	"expired": model.PExpired, "late_reads": model.PLate}
 
 var claimFuncs = map[string]bool{"total": true, "count": true, "largest": true, "smallest": true, "prefix_total": true}
 
