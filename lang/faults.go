@@ -325,6 +325,9 @@ func (l *lowerer) faultLine(f *syntax.FaultLine) (model.Fault, bool) {
 	case f.Mode == "stall" && l.prog.Stages[l.prog.StageFams[mf.Stage].First].Kind != model.PS:
 		l.errorf(f.Pos, "`stall`: only a shared (ps) stage stalls, its flows waiting at rate 0; `%s` is a %s stage", mf.Label,
 			l.prog.Stages[l.prog.StageFams[mf.Stage].First].Kind)
+	case f.Mode == "stall" && !l.prog.Stages[l.prog.StageFams[mf.Stage].First].Shared:
+		err := l.errorf(f.Pos, "`stall`: only a shared (ps) stage stalls, its flows waiting at rate 0; no flow crosses `%s`", mf.Label)
+		err.Hint = "let it `fail`, or make its runs flows (`run " + mf.Label + ", …`)"
 	}
 	mf.Stall = f.Mode == "stall"
 	return mf, true
