@@ -116,13 +116,7 @@ func (w *whyWriter) session(t *session, d int) {
 		w.path = w.path[:len(w.path)-1]
 	}()
 	w.add(d, "%s%s", w.name(t), w.where(t))
-	for _, l := range t.leases {
-		if l.leased >= 0 {
-			hp := l.pools[l.leased]
-			w.add(d+1, "holds a lease on %s: %s units since t=%s (age %s s)", s.pools[hp.pool].m.Label,
-				fmtNum(hp.alloc), fmtTime(l.leaseStart), fmtTime(s.now-l.leaseStart))
-		}
-	}
+	w.whyFaults(t, d+1)
 	switch t.state {
 	case sReady:
 		w.add(d+1, "ready: it runs in this instant")
@@ -135,6 +129,7 @@ func (w *whyWriter) session(t *session, d int) {
 	case t.waitHold != nil && t.waitHold.waiting:
 		w.queue(t, t.waitHold, d+1)
 	case t.job.flow >= 0:
+		w.whyRead(t, d+1)
 		w.flow(t, d+1)
 	case t.job.stage >= 0:
 		w.stage(t, d+1)
@@ -447,6 +442,8 @@ func (s *Sim) progressPending() bool {
 			if ev.h != nil && ev.h.leaseGen == ev.epoch {
 				return true
 			}
+		case evFaultDown, evFaultUp, evTimeout, evWake:
+			return true
 		}
 	}
 	return false
@@ -529,6 +526,37 @@ func (s *Sim) traceChoice(ss *session, st *model.Stmt, best, n float64) {
 	if n > choiceShown {
 		detail += fmt.Sprintf(" · … %s more", fmtNum(n-choiceShown))
 	}
+	if pic := seenPicture(st.Keys); pic >= 0 && s.pics != nil {
+		// a router on a picture (picture.go): the true keys beside the seen
+		s.choiceKeys = s.choiceKeys[:0]
+		s.pics.exact = true
+		keys := make([]float64, len(st.Keys))
+		for j := 0.0; j < n && j < choiceShown; j++ {
+			ss.attrs[st.Slot] = j
+			for k, key := range st.Keys {
+				keys[k] = s.eval(key, ss)
+			}
+			s.noteChoice(j, keys)
+		}
+		s.pics.exact = false
+		ss.attrs[st.Slot] = best
+		detail = fmt.Sprintf("seen as at t=%s: %s; true: %s", fmtTime(s.seenAt(&s.p.Pictures[pic])), detail,
+			strings.Join(s.choiceKeys, " · "))
+	}
 	s.traceDetail(ss, "routed", s.p.Attrs[st.Slot].Name+" = "+fmtNum(best), 0, detail)
 	s.choiceKeys = s.choiceKeys[:0]
+}
+
+// seenPicture is the picture a choose's keys read, -1 if none.
+func seenPicture(keys []*model.Expr) int {
+	pic := -1
+	for _, k := range keys {
+		k.Walk(func(x *model.Expr) bool {
+			if x.Op == model.ESeen && pic < 0 {
+				pic = x.Slot
+			}
+			return pic < 0
+		})
+	}
+	return pic
 }

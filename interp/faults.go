@@ -86,6 +86,24 @@ type faultTarget struct {
 	stream *stream
 }
 
+// expiredLease is a session's lease that expired in its turn: its pool and
+// when.
+type expiredLease struct {
+	pool int32
+	t    float64
+}
+
+// expiredAt is when the session's lease of pool p expired in this turn, -1
+// if none did.
+func (ss *session) expiredAt(p int) float64 {
+	for _, e := range ss.expired {
+		if int(e.pool) == p {
+			return e.t
+		}
+	}
+	return -1
+}
+
 // failCause counts the requests and sessions that failed of one cause.
 type failCause struct {
 	Cause    string
@@ -528,12 +546,6 @@ func (s *Sim) failRequest(t *session, cause string, abort bool) {
 	for len(root.holds) > 0 && root.holds[len(root.holds)-1].depth > target {
 		s.unwindHold(root, root.holds[len(root.holds)-1], false)
 	}
-	// reading entries left: their leases are no longer renewed
-	for i := len(root.frames) - 1; i > target; i-- {
-		if f := &root.frames[i]; f.kind == fReading {
-			s.stopReading(root, f)
-		}
-	}
 	root.readFailed = false
 	ci := s.causeIndex(cause)
 	s.causes[ci].Requests++
@@ -541,6 +553,12 @@ func (s *Sim) failRequest(t *session, cause string, abort bool) {
 		s.traceDetail(root, "request failed", "", 0, cause)
 	}
 	if try >= 0 {
+		// the reading entries left: their leases are no longer renewed
+		for i := len(root.frames) - 1; i > try; i-- {
+			if f := &root.frames[i]; f.kind == fReading {
+				s.stopReading(root, f)
+			}
+		}
 		f := &root.frames[try]
 		f.aux++
 		f.pc = 0
@@ -548,13 +566,15 @@ func (s *Sim) failRequest(t *session, cause string, abort bool) {
 		s.retries++
 		if b, _ := f.st.Value.IsConst(); b > 0 {
 			root.state = sBlocked
+			root.backoff = s.now + b
 			s.schedule(s.now+b, evWake, 0, root.reqID, root)
 			return
 		}
 		s.makeReady(root)
 		return
 	}
-	s.disposeLeases(root, abort)
+	root.failAt = s.now
+	s.disposeLeases(root, cause, abort)
 	if turn < 0 {
 		// a failure outside a turn ends the session
 		root.attrs[s.p.Builtin.Failed] = 1
@@ -574,7 +594,7 @@ func (s *Sim) failRequest(t *session, cause string, abort bool) {
 // but a lease whose reading entry the client gave up while its reader is
 // up: the reader frees it (vLLM's decoder sends the prefiller an empty read
 // when it aborts a request that waits for its KV).
-func (s *Sim) disposeLeases(root *session, abort bool) {
+func (s *Sim) disposeLeases(root *session, cause string, abort bool) {
 	rf := root.readingFrame()
 	readP := -1
 	if abort && rf != nil && s.members[rf.aux].down == 0 {
@@ -588,7 +608,7 @@ func (s *Sim) disposeLeases(root *session, abort bool) {
 			s.endLease(root, l)
 			continue
 		}
-		s.strand(root, l)
+		s.strand(root, l, cause)
 	}
 	for i := len(root.frames) - 1; i >= 0; i-- {
 		if f := &root.frames[i]; f.kind == fReading {
@@ -600,8 +620,11 @@ func (s *Sim) disposeLeases(root *session, abort bool) {
 // strand leaves a lease behind: no session owns it, nothing renews it, it
 // ends when it expires (never, for an infinite lease) or its pool goes
 // down.
-func (s *Sim) strand(owner *session, l *holdInst) {
+func (s *Sim) strand(owner *session, l *holdInst, cause string) {
 	p := l.pools[l.leased].pool
+	root := rootOf(owner)
+	l.strandSerial, l.strandTurn, l.strandAt, l.strandCause = root.serial, int(root.attrs[s.p.Builtin.TurnNo]), s.now, cause
+	l.strandReader = l.reader
 	s.untrack(l)
 	owner.leases = without(owner.leases, l)
 	if holdsPool(owner, p) {
@@ -639,6 +662,7 @@ func (s *Sim) wake(ss *session, req uint32) {
 	if ss.reqID != req || ss.state != sBlocked {
 		return
 	}
+	ss.backoff = 0
 	s.makeReady(ss)
 }
 
@@ -750,6 +774,7 @@ func (s *Sim) renewTick(m int32, gen uint32) {
 	}
 	mm.lastTick = s.now
 	for _, l := range mm.tracked {
+		l.lastRenew = s.now
 		if end := s.now + float64(l.st.Renew.For); end > l.leaseEnd {
 			l.leaseEnd = end
 		}
@@ -788,7 +813,7 @@ func (s *Sim) readStart(ss *session) bool {
 			return true
 		}
 	}
-	if slices.Contains(ss.expired, int32(p)) {
+	if ss.expiredAt(p) >= 0 {
 		if r.Expiry == model.ReadAnyway {
 			pl.late++
 			s.trace(ss, "read after expiry of", pl.m.Label, 0)
@@ -815,17 +840,17 @@ func (s *Sim) readFailed(ss *session, why string) {
 	pl := &s.pools[p]
 	pl.failedReads++
 	// the lease, if it is still there, is no longer read: left to expire
+	cause := "read of `" + pl.m.Label + "` failed: " + why
 	for _, l := range slices.Clone(ss.leases) {
 		if l.pools[l.leased].pool == p {
-			s.strand(ss, l)
+			s.strand(ss, l, cause)
 		}
 	}
-	cause := "read of `" + pl.m.Label + "` failed: " + why
+	s.traceDetail(ss, "read failed of", pl.m.Label, 0, why)
 	if r.Failure == model.ReadFail {
 		s.failRequest(ss, cause, false)
 		return
 	}
-	s.traceDetail(ss, "read failed of", pl.m.Label, 0, why+"; recomputing")
 	s.recomputes++
 	if ss.job.flow >= 0 {
 		s.cancelJob(ss)

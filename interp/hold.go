@@ -412,6 +412,7 @@ func (s *Sim) holdExit(ss *session, h *holdInst) {
 			s.pools[h.pools[i].pool].leasesN++
 			if !math.IsInf(dur, 1) {
 				h.leaseEnd = s.now + dur
+				h.timed = true
 				s.scheduleLease(h)
 			}
 			continue
@@ -469,7 +470,7 @@ func (s *Sim) leaseEnd(h *holdInst, gen uint32) {
 			if s.canFail {
 				s.pools[p].expired++
 				root := rootOf(owner)
-				root.expired = append(root.expired, int32(p))
+				root.expired = append(root.expired, expiredLease{pool: int32(p), t: s.now})
 				s.traceDetail(owner, "lease expired", s.pools[p].m.Label, s.now-h.leaseStart, fmtNum(h.pools[h.leased].alloc)+" units")
 			}
 			s.endLease(owner, h)

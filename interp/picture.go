@@ -327,14 +327,8 @@ func (s *Sim) upValue(e *model.Expr, ss *session) float64 {
 func (s *Sim) chooseDown(st *model.Stmt, j float64) bool {
 	m := s.queueFirst[st.Among-1] + int32(j)
 	detect := 0.0
-	for _, k := range st.Keys {
-		k.Walk(func(x *model.Expr) bool {
-			if x.Op == model.ESeen {
-				detect = float64(s.p.Pictures[x.Slot].Detect)
-				return false
-			}
-			return true
-		})
+	if pic := seenPicture(st.Keys); pic >= 0 {
+		detect = float64(s.p.Pictures[pic].Detect)
 	}
 	return s.seenDown(m, detect)
 }
@@ -347,8 +341,14 @@ func (s *Sim) chooseAmong(ss *session, st *model.Stmt, n float64) bool {
 	m := &s.keys.choose
 	m.reset(len(st.Keys))
 	best := -1.0
+	if s.tracer != nil {
+		s.choiceKeys = s.choiceKeys[:0]
+	}
 	for j := 0.0; j < n; j++ {
 		if s.chooseDown(st, j) {
+			if s.tracer != nil && j < choiceShown {
+				s.choiceKeys = append(s.choiceKeys, fmtNum(j)+" (down)")
+			}
 			continue
 		}
 		ss.attrs[st.Slot] = j

@@ -64,26 +64,35 @@ type holdPool struct {
 
 // holdInst is one execution of a hold statement.
 type holdInst struct {
-	st          *model.Stmt
-	owner       *session
-	pools       []holdPool
-	enq         float64
-	admSeq      uint64
-	waiting     bool
-	depth       int // the frame index of the hold's body
-	retPC       int // the hold statement's index in its parent frame
-	leaseEnd    float64
-	leaseStart  float64
-	leaseGen    uint32
-	cacheL      float64 // the cache clause, read at scope end (for a lease)
-	leased      int     // index into pools of the lease, -1
-	reader      int32   // the member renewing the lease, -1 (faults.go)
-	stranded    bool    // a failed request left it to expire: no session owns it
-	lastPos     float64 // position at the last preemption (stuck counting)
-	resume      bool    // re-entering after a preemption
-	stuck       bool    // its session is counted stuck at this hold
-	front       bool    // re-queued at the head: tried before the queue's keys
-	requeueTail bool    // (on a resumeHold) the preempting pool says requeue tail
+	st         *model.Stmt
+	owner      *session
+	pools      []holdPool
+	enq        float64
+	admSeq     uint64
+	waiting    bool
+	depth      int // the frame index of the hold's body
+	retPC      int // the hold statement's index in its parent frame
+	leaseEnd   float64
+	leaseStart float64
+	leaseGen   uint32
+	cacheL     float64 // the cache clause, read at scope end (for a lease)
+	leased     int     // index into pools of the lease, -1
+	reader     int32   // the member renewing the lease, -1 (faults.go)
+	stranded   bool    // a failed request left it to expire: no session owns it
+	lastRenew  float64 // its last renewal's time, 0 if none
+	timed      bool    // its lease has a finite end (leaseEnd)
+	// what the debugger says of a stranded lease: whose it was, when and
+	// why its request failed, and the member that renewed it then (-1)
+	strandSerial uint64
+	strandTurn   int
+	strandAt     float64
+	strandCause  string
+	strandReader int32
+	lastPos      float64 // position at the last preemption (stuck counting)
+	resume       bool    // re-entering after a preemption
+	stuck        bool    // its session is counted stuck at this hold
+	front        bool    // re-queued at the head: tried before the queue's keys
+	requeueTail  bool    // (on a resumeHold) the preempting pool says requeue tail
 	// advanced: a growing run or a load moved the hold, so each pool's
 	// computed is its own position; before that it is the allocation.
 	advanced bool

@@ -55,7 +55,7 @@ type session struct {
 	leases []*holdInst // allocations that outlived their scope
 	cache  []*cacheEntry
 
-	expired []int32 // pools whose lease of this turn expired (faults.go)
+	expired []expiredLease // its leases of this turn that expired (faults.go)
 
 	waitHold   *holdInst
 	resumeHold *holdInst // set by a preemption: the hold re-executes
@@ -99,10 +99,12 @@ type sessionVals struct {
 	spillJob    bool   // the session of a spill's job (spill.go): no statements
 
 	// A program that can fail (faults.go).
-	reqID      uint32 // the request of its turn: a timeout or a backoff names it
-	cause      int32  // 1 + the cause its last failed request failed of (Sim.causes)
-	readFailed bool   // a read failed under `recompute`: its load and release are skipped
-	rejected   bool   // ended by a request that could never fit
+	reqID      uint32  // the request of its turn: a timeout or a backoff names it
+	cause      int32   // 1 + the cause its last failed request failed of (Sim.causes)
+	readFailed bool    // a read failed under `recompute`: its load and release are skipped
+	rejected   bool    // ended by a request that could never fit
+	failAt     float64 // when its last request failed (for the debugger)
+	backoff    float64 // a retry's backoff ends then; 0: none (for the debugger)
 }
 
 func (ss *session) top() *frame { return &ss.frames[len(ss.frames)-1] }

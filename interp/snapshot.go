@@ -22,6 +22,9 @@ type Snapshot struct {
 	Pools    []PoolSnap
 	Gauges   []GaugeSnap
 	Observes []ObserveSnap
+	// Members are the queues' members of a program that can fail (nil
+	// otherwise): which are down, since when.
+	Members []MemberSnap
 }
 
 // StageSnap is one stage member.
@@ -35,6 +38,8 @@ type StageSnap struct {
 	Util    float64    // capacity in use now, 0..1
 	Flows   []FlowSnap // shared stages: the flows on it
 	Engine  *EngineSnap
+	Down    bool // a fault of its own holds it down (its member's shows in Members)
+	Stalled bool // and it carries its flows at rate 0
 }
 
 // FlowSnap is one flow on a shared stage.
@@ -72,6 +77,11 @@ type PoolSnap struct {
 	Parked  int
 	Engine  string // the engine whose memory it is, "" if none
 	Leases  []LeaseSnap
+	// A program that can fail: its member is down; its leases that
+	// expired and the reads after expiry, so far.
+	Down      bool
+	Expired   uint64
+	LateReads uint64
 }
 
 // LeaseSnap is a lease: an allocation that outlived its hold.
@@ -84,6 +94,16 @@ type LeaseSnap struct {
 	// Waits says what the leasing session waits for now (who will take
 	// the lease), e.g. "queued at D.kv[1]" or "on D.nic[0]".
 	Waits string
+	// Expires: it has a time, and ends at End (a lease of inf has none).
+	Expires bool
+	End     float64
+	// Renewer is the member renewing it every Every seconds, "" if none.
+	Renewer string
+	Every   float64
+	// Stranded: a failed or given-up request left it to expire.
+	Stranded bool
+	// Life says in words how long it lives and who keeps it (leaseLife).
+	Life []string
 }
 
 // GaugeSnap is a gauge's current value.
@@ -102,10 +122,12 @@ type ObserveSnap struct {
 
 // Snapshot returns the current state.
 func (s *Sim) Snapshot() *Snapshot {
-	snap := &Snapshot{Time: s.now, Events: s.events, Arrivals: s.arrivals, Live: len(s.live), Done: s.Done(), Err: s.err}
+	snap := &Snapshot{Time: s.now, Events: s.events, Arrivals: s.arrivals, Live: len(s.live), Done: s.Done(), Err: s.err,
+		Members: s.memberSnaps()}
 	for i := range s.stages {
 		st := &s.stages[i]
-		ss := StageSnap{Label: st.m.Label, Kind: st.kind.String(), Present: st.present, Shared: st.shared}
+		ss := StageSnap{Label: st.m.Label, Kind: st.kind.String(), Present: st.present, Shared: st.shared,
+			Down: st.downDepth > 0, Stalled: st.stalled}
 		if st.m.Phi != nil {
 			ss.Phi, _ = st.m.Phi.IsConst()
 		}
@@ -162,7 +184,8 @@ func (s *Sim) Snapshot() *Snapshot {
 	for i := range s.pools {
 		pl := &s.pools[i]
 		ps := PoolSnap{Label: pl.m.Label, Cap: pl.cap, Used: pl.used, Cached: pl.cached, Holders: pl.holders,
-			Queued: len(pl.queue), Preemptions: pl.preempts, Admissions: pl.admits}
+			Queued: len(pl.queue), Preemptions: pl.preempts, Admissions: pl.admits,
+			Down: pl.down, Expired: pl.expired, LateReads: pl.late}
 		if pl.memoryOf >= 0 {
 			ps.Engine = s.stages[pl.memoryOf].m.Label
 		}
@@ -177,9 +200,13 @@ func (s *Sim) Snapshot() *Snapshot {
 			for _, l := range t.leases {
 				if l.leased >= 0 && l.pools[l.leased].pool == i {
 					root := rootOf(t)
-					ps.Leases = append(ps.Leases, LeaseSnap{Session: root.serial, Turn: int(root.attrs[s.p.Builtin.TurnNo]),
-						Units: l.pools[l.leased].alloc, Start: l.leaseStart, Age: s.now - l.leaseStart, Waits: s.waits(root)})
+					ps.Leases = append(ps.Leases, s.leaseSnap(l, root.serial, int(root.attrs[s.p.Builtin.TurnNo]), s.waits(root)))
 				}
+			}
+		}
+		for _, l := range s.stranded {
+			if l.pools[l.leased].pool == i {
+				ps.Leases = append(ps.Leases, s.leaseSnap(l, l.strandSerial, l.strandTurn, "nothing: stranded"))
 			}
 		}
 		sort.SliceStable(ps.Leases, func(a, b int) bool { return ps.Leases[a].Age > ps.Leases[b].Age })

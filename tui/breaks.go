@@ -19,7 +19,18 @@ type breakpoint struct {
 	expr   *model.Expr // kind breakExpr
 	t      float64     // kind breakTime
 	serial uint64      // kind breakSession, and the event number of kind breakEvent
+	on     string      // kind breakOn: the kind of event (eventKinds)
 	watch  bool        // a watch: its value is shown, it never stops the run
+}
+
+// eventKinds are the kinds of event `break on KIND` stops at, and the
+// traced events that are of each kind (interp's TraceEvent.What).
+var eventKinds = []struct{ kind, what, words string }{
+	{"expiry", "lease expired", "a lease expired"},
+	{"late-read", "read after expiry of", "a read after its lease expired"},
+	{"down", "went down", "a member or stage went down"},
+	{"failed-read", "read failed of", "a read failed"},
+	{"failure", "request failed", "a request failed"},
 }
 
 type breakKind int
@@ -29,6 +40,7 @@ const (
 	breakTime
 	breakSession
 	breakEvent // a tour's stop at an event number: holds once that many events are processed
+	breakOn    // every event of a kind (a lease expiring, a member going down…)
 )
 
 // String is the breakpoint as `list` shows it.
@@ -40,6 +52,8 @@ func (b breakpoint) String() string {
 		return fmt.Sprintf("%d break t %s", b.id, b.src)
 	case b.kind == breakSession:
 		return fmt.Sprintf("%d break session %d", b.id, b.serial)
+	case b.kind == breakOn:
+		return fmt.Sprintf("%d break on %s", b.id, b.on)
 	}
 	return fmt.Sprintf("%d break %s", b.id, b.src)
 }
@@ -82,6 +96,14 @@ func (d *driver) newChecker(bps []breakpoint) *checker {
 				d.brkSessions[b.serial] = b.id
 			}
 		}
+		if b.kind == breakOn {
+			if d.brkEvents == nil {
+				d.brkEvents = map[string]int{}
+			}
+			if _, ok := d.brkEvents[eventWhat(b.on)]; !ok {
+				d.brkEvents[eventWhat(b.on)] = b.id
+			}
+		}
 	}
 	d.sessionHit = 0
 	return c
@@ -110,7 +132,7 @@ func (c *checker) after(d *driver) string {
 	s := d.sim()
 	hit := ""
 	for _, b := range c.bps {
-		if b.kind == breakSession {
+		if b.kind == breakSession || b.kind == breakOn {
 			continue
 		}
 		v := holds(s, b)
@@ -123,11 +145,24 @@ func (c *checker) after(d *driver) string {
 		for _, b := range c.bps {
 			if b.id == d.sessionHit {
 				hit, c.hitID = c.words(b, s), b.id
+				if b.kind == breakOn && d.hitWhere != "" {
+					hit += " (" + d.hitWhere + ")"
+				}
 			}
 		}
 	}
-	d.sessionHit = 0
+	d.sessionHit, d.hitWhere = 0, ""
 	return hit
+}
+
+// eventWhat is the traced event of a `break on` kind.
+func eventWhat(kind string) string {
+	for _, k := range eventKinds {
+		if k.kind == kind {
+			return k.what
+		}
+	}
+	return ""
 }
 
 func (c *checker) words(b breakpoint, s *interp.Sim) string {
@@ -137,6 +172,12 @@ func (c *checker) words(b breakpoint, s *interp.Sim) string {
 		return fmt.Sprintf("break %d: t ≥ %s %s", b.id, b.src, at)
 	case breakSession:
 		return fmt.Sprintf("break %d: session %d %s", b.id, b.serial, at)
+	case breakOn:
+		for _, k := range eventKinds {
+			if k.kind == b.on {
+				return fmt.Sprintf("break %d: %s %s", b.id, k.words, at)
+			}
+		}
 	}
 	return fmt.Sprintf("break %d: %s became true %s", b.id, b.src, at)
 }
@@ -166,11 +207,14 @@ func (d *driver) reverse(c *checker) (uint64, string) {
 			prev  []bool
 			hitID int
 		)
-		sessions := d.brkSessions
+		sessions, events := d.brkSessions, d.brkEvents
 		d.tl.Scan(from, to, func(s *interp.Sim) bool {
 			if prev == nil {
 				s.SetTracer(func(e interp.TraceEvent) {
-					if id, ok := sessions[e.Session]; ok && hitID == 0 {
+					if id, ok := sessions[e.Session]; ok && hitID == 0 && !e.System {
+						hitID = id
+					}
+					if id, ok := events[e.What]; ok && hitID == 0 {
 						hitID = id
 					}
 				})
@@ -182,7 +226,7 @@ func (d *driver) reverse(c *checker) (uint64, string) {
 				return true
 			}
 			for k, b := range c.bps {
-				if b.kind == breakSession {
+				if b.kind == breakSession || b.kind == breakOn {
 					if b.id == hitID && hitID != 0 && s.Events() > from {
 						found, what = s.Events(), c.words(b, s)
 					}

@@ -10,11 +10,12 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/serq/serq/internal/spell"
 	"github.com/serq/serq/lang"
 )
 
 // The command line's commands (`:`), as gdb names them where it can.
-const commandHelp = "break EXPR | break t T | break session N | watch EXPR | list | delete N | " +
+const commandHelp = "break EXPR | break t T | break session N | break on expiry|late-read|down|failed-read|failure | watch EXPR | list | delete N | " +
 	"goto T | goto #N | follow N | unfollow | why N | stale T | iterations on|off | save tour F"
 
 // cmdError is a command that cannot be carried out: the message, and the
@@ -102,6 +103,25 @@ func (m *Model) command(line string) (tea.Cmd, *cmdError) {
 				return nil, err
 			}
 			b.kind, b.serial, b.src = breakSession, n, args[1].text
+		case !watch && args[0].text == "on" && len(args) >= 1:
+			if len(args) != 2 || eventWhat(args[1].text) == "" {
+				var kinds []string
+				for _, k := range eventKinds {
+					kinds = append(kinds, k.kind)
+				}
+				col := args[0].at
+				if len(args) >= 2 {
+					col = args[1].at
+				}
+				err := errAt(line, col, "`break on` takes a kind of event: %s", strings.Join(kinds, ", "))
+				if len(args) >= 2 {
+					if best := spell.Nearest(args[1].text, kinds); best != "" {
+						err.hint = "did you mean `" + best + "`?"
+					}
+				}
+				return nil, err
+			}
+			b.kind, b.on, b.src = breakOn, args[1].text, "on "+args[1].text
 		default:
 			e, err := compileQuery(m.prog, src)
 			if err != nil {

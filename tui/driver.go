@@ -57,6 +57,10 @@ type driver struct {
 	// breakpoint a traced event of one of them hit.
 	brkSessions map[uint64]int
 	sessionHit  int
+	// and the kinds of event of `break on` breakpoints (eventKinds), and
+	// where the event that hit one happened
+	brkEvents map[string]int
+	hitWhere  string
 	// prev holds each breakpoint's value after the last event, by id; nil
 	// after a seek, to be taken again where the run landed.
 	prev map[int]bool
@@ -175,6 +179,11 @@ func (d *driver) trace(e interp.TraceEvent) {
 	if d.brkSessions != nil && d.sessionHit == 0 && !e.System {
 		if id, ok := d.brkSessions[e.Session]; ok {
 			d.sessionHit = id
+		}
+	}
+	if d.brkEvents != nil && d.sessionHit == 0 {
+		if id, ok := d.brkEvents[e.What]; ok {
+			d.sessionHit, d.hitWhere = id, e.Where
 		}
 	}
 }
@@ -388,7 +397,7 @@ func (d *driver) do(r request) frameMsg {
 	} else if !quiet {
 		d.mendFront(r.view.iters)
 	}
-	d.brkSessions = nil
+	d.brkSessions, d.brkEvents = nil, nil
 	if c != nil {
 		f.hitID = c.hitID
 	}
@@ -657,7 +666,7 @@ func (d *driver) quietBatch(t float64, c *checker) (capped bool, hit string) {
 		d.gapped, d.tail = true, eventLog{}
 	}
 	d.quiet = true
-	if d.brkSessions == nil {
+	if d.brkSessions == nil && d.brkEvents == nil {
 		// No session breakpoint needs to see the traced events: no tracer.
 		d.sim().SetTracer(nil)
 	}

@@ -159,10 +159,20 @@ func (p *leasesPane) lines() []string {
 			p.rows, p.serial = append(p.rows, len(out)), append(p.serial, l.Session)
 			who := fmt.Sprintf("%s%s s%d t%d %s tok %s since %s", mark, flag, l.Session, l.Turn, fmtCount(l.Units), fmtDur(l.Age),
 				fmtStart(l.Start))
+			if l.Expires {
+				who += " · " + st.Warn.Render("expires in "+fmtDur(l.End-p.frame.snap.Time))
+			}
+			waits := "→ waits: " + l.Waits
+			switch {
+			case l.Stranded:
+				waits = "→ " + st.Warn.Render("stranded") + ": its request failed, nothing renews it"
+			case l.Renewer != "":
+				waits += " · renewed by " + l.Renewer + " every " + fmtDur(l.Every)
+			}
 			if wide {
-				out = append(out, who+" → waits: "+l.Waits)
+				out = append(out, who+" "+waits)
 			} else {
-				out = append(out, who, "    → waits: "+l.Waits)
+				out = append(out, who, "    "+waits)
 			}
 		}
 	}

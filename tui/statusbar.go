@@ -57,6 +57,7 @@ type statusData struct {
 	stalled bool     // work waits and nothing can progress
 	notes   []string // the report's over/rej/stuck notes
 	stale   int      // leases older than the stale threshold
+	down    []string // members and stages down now (a program that can fail)
 }
 
 func (b statusBar) view(w int, d statusData) string {
@@ -100,6 +101,9 @@ func (b statusBar) view(w int, d statusData) string {
 	}
 	if d.stalled && d.state != stateStalled {
 		jam = append(jam, statusItem{st.Status.Stalled.Render("⚠ STALLED"), 0})
+	}
+	for _, m := range d.down {
+		jam = append(jam, statusItem{st.Status.Error.Render("✗ DOWN " + m), 0})
 	}
 	if d.state == stateDone || d.state == stateStalled && d.time >= d.horizon {
 		jam = append(jam, statusItem{prop(plural(d.stale, "stale lease", "stale leases") + " · " +

@@ -980,6 +980,19 @@ func (m *Model) statusView() string {
 	if f := m.frame; f != nil {
 		d.time, d.events, d.live = f.snap.Time, f.snap.Events, f.snap.Live
 		d.blocked, d.stalled, d.notes, d.stale = f.jam.blocked, f.jam.stalled, f.notes, f.stale
+		for _, mb := range f.snap.Members {
+			if mb.Down {
+				d.down = append(d.down, mb.Label)
+			}
+		}
+		for _, sg := range f.snap.Stages {
+			switch {
+			case sg.Stalled:
+				d.down = append(d.down, sg.Label+" stalled")
+			case sg.Down:
+				d.down = append(d.down, sg.Label)
+			}
+		}
 	}
 	if m.busy {
 		switch m.inflight {
