@@ -352,10 +352,13 @@ func (l *lowerer) attr(name string) int {
 }
 
 func (l *lowerer) useLib(u *syntax.UseItem, from string) {
-	f := l.loadUse(u, from)
-	if f == nil {
-		return
+	if f := l.loadUse(u, from); f != nil {
+		l.libItems(f)
 	}
+}
+
+// libItems lowers the items of the library f.
+func (l *lowerer) libItems(f *syntax.File) {
 	for _, it := range f.Items {
 		switch it := it.(type) {
 		case *syntax.UseItem:
