@@ -753,8 +753,20 @@ func (l *lowerer) ident(n *syntax.Name, sc *scope) (*model.Expr, typ) {
 	if l.misreadCache(n, sc) {
 		return model.Num(0), nil
 	}
+	if sc.mom == momClaim {
+		// A claim's own names (the reference's tests/claims.rs): `tokens`,
+		// the batch's tokens, and `arrived`, the sessions started so far.
+		switch name {
+		case "tokens":
+			x := l.ctx(n, "batch.tokens", sc)
+			x.Name = name
+			return x, nil
+		case "arrived":
+			return l.ctx(n, name, sc), nil
+		}
+	}
 	for i, s := range model.CtxNames {
-		if s == name {
+		if s == name && model.Ctx(i) != model.CtxArrived { // `arrived` is a claim's alone
 			return l.ctx(n, model.CtxNames[i], sc), nil
 		}
 	}

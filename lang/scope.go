@@ -56,7 +56,7 @@ var ctxAllowed = map[moment][]model.Ctx{
 	momEngCost: {model.CtxNow, model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens, model.CtxBatchPrefilled, model.CtxBatchDecoding,
 		model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention},
 	momQuery: {model.CtxNow},
-	momClaim: {model.CtxNow, model.CtxDemand, model.CtxServed, model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens,
+	momClaim: {model.CtxNow, model.CtxDemand, model.CtxServed, model.CtxArrived, model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens,
 		model.CtxBatchPrefilled, model.CtxBatchDecoding, model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention},
 }
 

@@ -46,7 +46,7 @@ syntax keyword serqFunction abs ceil exp floor ln max min pow sqrt busy work
 syntax keyword serqFunction est_lambda est_rho est_wait used free cachedin holders queued budget_left blocksize cost total
 syntax keyword serqFunction count largest smallest prefix_total up
 syntax keyword serqVariable now waited size age last present decoding position admission remaining demand
-syntax keyword serqVariable served serial turn_no cached computed more new out think forced
+syntax keyword serqVariable served arrived serial turn_no cached computed more new out think forced
 syntax keyword serqConstant inf self
 
 syntax match serqDeclaration "\<queue\>"
