@@ -193,6 +193,18 @@ type heldPool struct {
 	ref  model.Ref
 }
 
+// engineOf is "engine `E`: " in a clause of engine E (its `tokens cap`,
+// schedule or `execute`), which an error there starts with; else "".
+func (sc *scope) engineOf() string {
+	switch sc.mom {
+	case momEngBudget, momEngKeys, momEngGuard, momEngCost:
+		if sc.eng != nil {
+			return "engine `" + sc.eng.name + "`: "
+		}
+	}
+	return ""
+}
+
 func (sc *scope) child() *scope {
 	c := *sc
 	c.vars = &vars{m: map[string]*binding{}, up: sc.vars}
