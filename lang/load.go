@@ -71,6 +71,7 @@ func CheckLibrary(filename string, src []byte, opts Options) error {
 	l := newLowerer(filename, opts)
 	l.used[filename] = true
 	l.libItems(f)
+	l.checkDefOrder()
 	if len(l.errs) > 0 {
 		l.errs.sort()
 		return l.errs.dedupe()
