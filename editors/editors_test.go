@@ -394,6 +394,13 @@ vim.cmd("edit " .. vim.fn.fnameescape(lib))
 vim.wait(1000, function() return false end, 50) -- what the server says on open
 res.lib_open = messages(lbuf)
 res.lib_syntax = vim.fn.synIDattr(vim.fn.synID(1, 1, 1), "name")
+res.clients = #vim.lsp.get_active_clients()
+-- The library edited: double renamed, the program checked again.
+vim.api.nvim_buf_set_lines(lbuf, 1, 3, false, { "def twice(x) { 2 * x }" })
+vim.wait(20000, function() return #vim.diagnostic.get(pbuf) > 0 end, 50)
+res.prog_after_edit = messages(pbuf)
+vim.api.nvim_buf_set_lines(lbuf, 1, 2, false, { "def double(x) { 2 * x }" })
+vim.wait(20000, function() return #vim.diagnostic.get(pbuf) == 0 end, 50)
 vim.cmd("buffer " .. pbuf)
 local params = { textDocument = { uri = vim.uri_from_bufnr(pbuf) }, position = { line = 5, character = 48 } }
 local hover = vim.lsp.buf_request_sync(pbuf, "textDocument/hover", params, 10000) or {}
@@ -416,7 +423,8 @@ vim.cmd("qa!")
 // whose name has `é + @ # ␠`: a program whose library has an error is
 // opened, then the library. The library's error stays shown in it (the
 // server once cleared it under another spelling of its URI), and it is
-// no "missing `fn main`"; hover and definition reach the library.
+// no "missing `fn main`"; editing the library checks the program again;
+// hover and definition reach the library.
 func TestNeovimLSP(t *testing.T) {
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
@@ -435,9 +443,13 @@ func TestNeovimLSP(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	prog, lib := filepath.Join(dir, "prog.sq"), filepath.Join(dir, "lib.sq")
+	// The library in a directory of its own: one server still serves both.
+	if err := os.Mkdir(filepath.Join(dir, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prog, lib := filepath.Join(dir, "prog.sq"), filepath.Join(dir, "lib", "lib.sq")
 	libText := "// a library\ndef double(x) { 2 * x }\ndef double(y) { y }\n"
-	progText := "use \"lib.sq\";\nlet N=5;\nfn main() {\n  stage s : fifo;\n  pool kv { cap 100; block 16; }\n" +
+	progText := "use \"lib/lib.sq\";\nlet N=5;\nfn main() {\n  stage s : fifo;\n  pool kv { cap 100; block 16; }\n" +
 		"  workload { arrive poisson(1); init { set n = double(N); } }\n" +
 		"  server { hold kv (cost(kv, n)) { run s (cost(s, n)); } }\n}\n"
 	for f, text := range map[string]string{prog: progText, lib: libText} {
@@ -471,6 +483,8 @@ func TestNeovimLSP(t *testing.T) {
 		LibBeforeOpen []string `json:"lib_before_open"`
 		LibOpen       []string `json:"lib_open"`
 		LibSyntax     string   `json:"lib_syntax"`
+		Clients       int
+		ProgAfterEdit []string `json:"prog_after_edit"`
 		Hover         string
 		Definition    string
 		Prog          any
@@ -490,6 +504,12 @@ func TestNeovimLSP(t *testing.T) {
 	}
 	if res.LibSyntax != "serqLineComment" {
 		t.Errorf("the library's first line is %q, want serqLineComment", res.LibSyntax)
+	}
+	if res.Clients != 1 {
+		t.Errorf("%d serq clients, want one for both files", res.Clients)
+	}
+	if want := "5:47 undefined function `double`"; len(res.ProgAfterEdit) != 1 || res.ProgAfterEdit[0] != want {
+		t.Errorf("with double renamed in the library the program shows %q, want %q", res.ProgAfterEdit, want)
 	}
 	if !strings.HasPrefix(res.Hover, "**def** `double`") {
 		t.Errorf("hover on double: %q", res.Hover)

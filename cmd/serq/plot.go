@@ -217,14 +217,20 @@ func drawWithLegend(p *plot.Plot, c draw.Canvas, legend bool) {
 		p.Draw(c)
 		return
 	}
+	// The title is centred over the whole canvas (over the plot alone, a
+	// long one would run off its left edge), as plot.Draw places it.
+	q := *p
+	q.Title.Text = ""
+	q.Legend = plot.NewLegend()
+	if t := p.Title; t.Text != "" {
+		c.FillText(t.TextStyle, vg.Point{X: c.Center().X, Y: c.Max.Y + t.TextStyle.FontExtents().Descent}, t.Text)
+		c.Max.Y -= t.TextStyle.Rectangle(t.Text).Size().Y + t.Padding
+	}
 	leg := p.Legend
 	r := leg.Rectangle(c)
 	width := r.Max.X - r.Min.X + 2*vg.Millimeter
-	q := *p
-	q.Legend = plot.NewLegend()
 	q.Draw(draw.Crop(c, 0, -width, 0, 0))
 	leg.Top, leg.Left = true, true
-	leg.YOffs = -q.Title.TextStyle.Height(q.Title.Text) - q.Title.Padding
 	leg.Draw(draw.Crop(c, c.Max.X-width+vg.Millimeter, 0, 0, 0))
 }
 

@@ -207,16 +207,19 @@ func checkRecorded(t *testing.T, name string, r *recorder, legend []string) {
 	}
 }
 
-// sweepFixture is a sweep of two inputs whose thr=1 line is 1 at every
-// point: the line along the data's top edge where the legend once stood.
+// sweepFixture is the seed's sweep of three inputs (the shipped study's
+// title and legend, the longest there are) whose first line is 1 at every
+// point: a line along the data's top edge, where the legend once stood.
 func sweepFixture() (*sweepSpec, []sweepStat) {
-	spec := &sweepSpec{File: "seed.sq", Vary: []sweepVary{{Name: "Lambda", Values: []float64{0.2, 0.6, 1, 1.4}},
-		{Name: "thr", Values: []float64{1, 512}}}, Seeds: []uint64{1, 2, 3}}
+	spec := &sweepSpec{File: "examples/pd-disaggregation/llmd_nixl_pull.sq", Vary: []sweepVary{
+		{Name: "Lambda", Values: []float64{0.2, 0.6, 1, 1.4}},
+		{Name: "thr", Values: []float64{1, 512}}, {Name: "blocksD", Values: []float64{1100, 10000}}},
+		Seeds: []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}
 	var sum []sweepStat
-	for i := range 8 {
+	for i := range 16 {
 		v := 1.0
-		if i%2 == 1 {
-			v = 0.5 + 0.05*float64(i)
+		if i%4 != 0 {
+			v = 0.5 + 0.02*float64(i)
 		}
 		sum = append(sum, sweepStat{Point: i, Metric: "remote.mean", Mean: v, CI: 0.05 * float64(i%2)})
 	}
@@ -232,7 +235,7 @@ func TestPlotBoxes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkRecorded(t, "sweep remote.mean", recordPlot(p, true), []string{"thr=1", "thr=512"})
+	checkRecorded(t, "sweep remote.mean", recordPlot(p, true), []string{"thr=1 blocksD=1100", "thr=512 blocksD=10000"})
 
 	dir := t.TempDir()
 	rep := &interp.Report{Seed: 1, End: 100,

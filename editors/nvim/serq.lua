@@ -23,25 +23,27 @@ local function root_dir(buf)
   end
 end
 
--- Neovim 0.7 has no vim.lsp.start: one client per root, started once and
--- attached to each buffer.
-local clients = {}
+-- One server for every serQ buffer of the session: it checks each open
+-- document against the others (a library edited checks the programs that
+-- use it again), so a library outside the first buffer's root must reach
+-- the same server. Its root is the first buffer's. Neovim 0.7 has no
+-- vim.lsp.start: the client is started once and each buffer attached.
+local root, client
 
 vim.api.nvim_create_autocmd("FileType", {
   pattern = "serq",
   callback = function(args)
-    local config = { name = "serq", cmd = { "serq", "lsp" }, root_dir = root_dir(args.buf) }
+    root = root or root_dir(args.buf)
+    local config = { name = "serq", cmd = { "serq", "lsp" }, root_dir = root }
     if vim.lsp.start then
       vim.lsp.start(config)
       return
     end
-    local id = clients[config.root_dir]
-    if not id or vim.lsp.client_is_stopped(id) then
-      id = vim.lsp.start_client(config)
-      clients[config.root_dir] = id
+    if not client or vim.lsp.client_is_stopped(client) then
+      client = vim.lsp.start_client(config)
     end
-    if id then
-      vim.lsp.buf_attach_client(args.buf, id)
+    if client then
+      vim.lsp.buf_attach_client(args.buf, client)
     end
   end,
 })
