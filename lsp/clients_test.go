@@ -215,28 +215,23 @@ func TestDiagnosticsOfSeveralDocuments(t *testing.T) {
 // percent-encoded in small letters) and as VS Code does (vscode-uri: all
 // but the unreserved characters and `/` encoded, in capitals).
 var spellings = map[string]func(string) string{
-	"neovim": func(p string) string {
-		var b strings.Builder
-		for i := 0; i < len(p); i++ {
-			if c := p[i]; c < 0x80 && (isWordByte(c) || strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0) {
-				b.WriteByte(c)
-			} else {
-				fmt.Fprintf(&b, "%%%02x", c)
-			}
+	"neovim": func(p string) string { return fileURI(p, "-._~!$&'()*+,;=:@/", "%%%02x") },
+	"vscode": func(p string) string { return fileURI(p, "-._~/", "%%%02X") },
+}
+
+// fileURI is the file: URI of path p with its letters, digits and the
+// bytes of keep as they are and every other byte written with format.
+func fileURI(p, keep, format string) string {
+	var b strings.Builder
+	b.WriteString("file://")
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c < 0x80 && (isWordByte(c) && c != '_' || strings.IndexByte(keep, c) >= 0) {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, format, c)
 		}
-		return "file://" + b.String()
-	},
-	"vscode": func(p string) string {
-		var b strings.Builder
-		for i := 0; i < len(p); i++ {
-			if c := p[i]; c < 0x80 && (isWordByte(c) || strings.IndexByte("-._~/", c) >= 0) {
-				b.WriteByte(c)
-			} else {
-				fmt.Fprintf(&b, "%%%02X", c)
-			}
-		}
-		return "file://" + b.String()
-	},
+	}
+	return b.String()
 }
 
 // TestURISpellings works in a directory whose name has `é + @ # ␠`, with
