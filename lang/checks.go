@@ -502,8 +502,8 @@ func (l *lowerer) gaugeRegister(n *syntax.Name) (*model.Expr, bool) {
 
 // checkDefOrder refuses a def whose body uses a def defined after it, in
 // its file or a library read after it: only earlier definitions can be used
-// (docs/language.md §3.1). defs are the program's defs in the order they
-// were defined.
+// (docs/language.md §3.1). It reads l.defOrder, the defs in the order
+// they were defined.
 func (l *lowerer) checkDefOrder() {
 	seq := map[string]int{}
 	for i, d := range l.defOrder {
