@@ -14,7 +14,9 @@ import (
 //     read once the batch is formed (the moment `execute` is read); it may
 //     read the batch, `now`, observables, `demand` (what the residents
 //     could take with an unlimited budget: a prefill its remaining tokens,
-//     a decode one) and `served` (the tokens of E's earlier iterations);
+//     a decode one), `served` (the tokens of E's earlier iterations),
+//     `tokens` (`batch.tokens`) and `arrived` (the sessions started so
+//     far, one arriving at that instant included);
 //   - `some iteration of E (e)`: e holds at some iteration (a witness);
 //   - `at end (e)`: e holds once every session has ended, over aggregates
 //     of all the observations, warm-up included (total, count, largest,
@@ -53,7 +55,7 @@ func (s *Sim) claimGiven(ss *session) {
 			continue
 		}
 		if s.eval(c.Given, ss) == 0 {
-			st.outOfScope = fmt.Sprintf("session %d does not satisfy `given`", ss.serial)
+			st.outOfScope = fmt.Sprintf("session %d fails `given`", ss.serial)
 		}
 	}
 }
@@ -73,6 +75,7 @@ func (s *Sim) claimIteration(e *engine) {
 	}
 	s.ctx[model.CtxDemand] = demand
 	s.ctx[model.CtxServed] = e.servedTokens
+	s.ctx[model.CtxArrived] = float64(s.arrivals)
 	for i := range s.p.Claims {
 		c := &s.p.Claims[i]
 		if c.Stage != e.idx || c.Kind == "at_end" {

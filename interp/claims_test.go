@@ -50,7 +50,7 @@ func TestClaims(t *testing.T) {
 		"ever_full":       {interp.ClaimSomeIteration, interp.ClaimWitnessed, 6, 3, 0, ""},
 		"never_nine":      {interp.ClaimSomeIteration, interp.ClaimNotWitnessed, 6, 6, -1, ""},
 		"served_grows":    {interp.ClaimEveryIteration, interp.ClaimHolds, 6, 0, -1, ""},
-		"tiny":            {interp.ClaimAtEnd, interp.ClaimOutOfScope, 1, 0, -1, "session 1 does not satisfy `given`"},
+		"tiny":            {interp.ClaimAtEnd, interp.ClaimOutOfScope, 1, 0, -1, "session 1 fails `given`"},
 		"order":           {interp.ClaimAtEnd, interp.ClaimHolds, 1, 0, -1, ""},
 		"wrong":           {interp.ClaimAtEnd, interp.ClaimFails, 1, 1, 100, ""},
 		"responses":       {interp.ClaimAtEnd, interp.ClaimHolds, 1, 0, -1, ""},

@@ -389,10 +389,12 @@ func (l *lowerer) schedule(e *engineDecl, s *syntax.ScheduleItem, eng *model.Eng
 	// a schedule's lets are read in `each at most` only: `only`, `by` and
 	// the guards see a let's name as a refusal that points at `def`
 	sl.cs = sl.ks.child()
+	// each let reads the ones before it (`let n = …; let c = n > 1 ? … : inf;`)
+	ls := sc.child()
+	ls.mom = momEngBudget
 	for _, lt := range s.Lets {
-		c := *sc
-		c.mom = momEngBudget
-		v, _ := l.expr(lt.Value, &c)
+		v, _ := l.expr(lt.Value, ls)
+		ls.bind(lt.Name, &binding{val: v})
 		sl.cs.bind(lt.Name, &binding{val: v})
 		sl.ks.bind(lt.Name, &binding{refuse: fmt.Sprintf("`%s` is a schedule's `let`, read only in `each at most`: a predicate the statements share is written with `def %s() { … }`, read as `%s()`", lt.Name, lt.Name, lt.Name)})
 	}

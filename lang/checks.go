@@ -9,6 +9,7 @@ package lang
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -497,4 +498,60 @@ func (l *lowerer) gaugeRegister(n *syntax.Name) (*model.Expr, bool) {
 	}
 	l.errorf(n.Pos, "register `%s` is declared by engines %s: a gauge cannot tell which", n.Name, strings.Join(names, ", "))
 	return model.Num(0), true
+}
+
+// checkDefOrder refuses a def whose body uses a def defined after it, in
+// its file or a library read after it: only earlier definitions can be used
+// (docs/language.md §3.1). It reads l.defOrder, the defs in the order
+// they were defined.
+func (l *lowerer) checkDefOrder() {
+	seq := map[string]int{}
+	for i, d := range l.defOrder {
+		seq[d.Name] = i
+	}
+	for i, d := range l.defOrder {
+		walkSyntax(reflect.ValueOf(d), func(x any) {
+			name, pos := "", lexer.Position{}
+			switch x := x.(type) {
+			case *syntax.Call:
+				name, pos = x.Func, x.Pos
+			case *syntax.CallStmt:
+				if x.Verb == "" && x.Index == nil {
+					name, pos = x.Queue, x.Pos
+				}
+			}
+			if j, ok := seq[name]; ok && j > i {
+				e := l.errorf(pos, "`%s` uses `%s`, which is defined after it", d.Name, name)
+				e.Hint = fmt.Sprintf("only earlier definitions can be used: move `def %s` (at %s) before `def %s`",
+					name, syntax.ToPos(l.defOrder[j].Pos), d.Name)
+			}
+		})
+	}
+}
+
+// walkSyntax calls f on every pointer to a struct of the syntax tree under v.
+func walkSyntax(v reflect.Value, f func(any)) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return
+		}
+		if v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct {
+			f(v.Interface())
+		}
+		walkSyntax(v.Elem(), f)
+	case reflect.Struct:
+		if v.Type() == reflect.TypeOf(lexer.Position{}) {
+			return
+		}
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() && v.Type().Field(i).Type != reflect.TypeOf([]lexer.Token(nil)) {
+				walkSyntax(v.Field(i), f)
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			walkSyntax(v.Index(i), f)
+		}
+	}
 }

@@ -149,6 +149,12 @@ func TestLibraryErrors(t *testing.T) {
 		"dir/main2.sq":      "use \"nowhere.sq\";\nfn main() { }\n",
 		"dir/main3.sq":      "use \"lib/syntax.sq\";\nfn main() { }\n",
 		"dir/lib/syntax.sq": "def f(x) { x +  }\n",
+		// A use before its definition: in the file, and across libraries
+		// (a.sq, read first, uses b.sq's def; the program's def uses a later one).
+		"dir/order.sq": "use \"lib/a.sq\";\nuse \"lib/b.sq\";\ndef give(n) { take(n) }\ndef take(n) { n }\n" +
+			"fn main() { stage s : delay; server { run s (cost(s, give(1) + twice(1))); } }\n",
+		"dir/lib/a.sq": "def twice(x) { double(x) }\n",
+		"dir/lib/b.sq": "def double(x) { 2 * x }\n",
 	}
 	read := func(p string) ([]byte, error) {
 		if s, ok := files[filepath.ToSlash(p)]; ok {
@@ -167,6 +173,10 @@ func TestLibraryErrors(t *testing.T) {
 		}},
 		{"dir/main2.sq", []string{"dir/main2.sq:1:1: cannot read library \"nowhere.sq\": open dir/nowhere.sq: no such file"}},
 		{"dir/main3.sq", []string{"dir/lib/syntax.sq:1:17: unexpected \"}\""}},
+		{"dir/order.sq", []string{
+			"dir/lib/a.sq:1:16: `twice` uses `double`, which is defined after it",
+			"dir/order.sq:3:15: `give` uses `take`, which is defined after it",
+		}},
 	}
 	for _, tt := range tests {
 		_, err := Load(tt.file, Options{ReadFile: read})
@@ -177,5 +187,19 @@ func TestLibraryErrors(t *testing.T) {
 		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 			t.Errorf("Load(%s) errors:\n%s\nwant:\n%s", tt.file, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 		}
+	}
+	// The hint says where the later definition is.
+	_, err := Load("dir/order.sq", Options{ReadFile: read})
+	if es := errorsOf(t, err); len(es) != 2 || es[1].Hint != "only earlier definitions can be used: move `def take` (at dir/order.sq:4:1) before `def give`" {
+		t.Errorf("hint: %+v", es)
+	}
+	// A library checked alone: the same refusal, and a library with no
+	// error is none.
+	if err := CheckLibrary("dir/lib/a2.sq", []byte("def give(n) { take(n) }\ndef take(n) { n }\n"), Options{ReadFile: read}); err == nil ||
+		err.Error() != "dir/lib/a2.sq:1:15: `give` uses `take`, which is defined after it" {
+		t.Errorf("CheckLibrary: %v", err)
+	}
+	if err := CheckLibrary("dir/lib/b.sq", []byte(files["dir/lib/b.sq"]), Options{ReadFile: read}); err != nil {
+		t.Errorf("CheckLibrary of a good library: %v", err)
 	}
 }

@@ -148,7 +148,7 @@ func (l *lowerer) draw(d *syntax.Draw, sc *scope) *model.Expr {
 		return model.Num(0)
 	}
 	if !sc.mom.draws() {
-		l.errorf(d.Pos, "a draw `~%s` in %s: %s", d.Name, momentNames[sc.mom], noDrawWhy[sc.mom])
+		l.errorf(d.Pos, "%sa draw `~%s` in %s: %s", sc.engineOf(), d.Name, momentNames[sc.mom], noDrawWhy[sc.mom])
 	}
 	if sc.draws != nil {
 		*sc.draws = true
@@ -696,7 +696,7 @@ func (l *lowerer) ctx(n *syntax.Name, full string, sc *scope) *model.Expr {
 			return &model.Expr{Op: model.ECtx, Slot: int(c), Name: full}
 		}
 	}
-	msg := fmt.Sprintf("`%s` cannot be read in %s", full, momentNames[sc.mom])
+	msg := fmt.Sprintf("%s`%s` cannot be read in %s", sc.engineOf(), full, momentNames[sc.mom])
 	if where := ctxMoments(c); len(where) > 0 && len(where) <= 3 {
 		msg += ": it is read only in " + joinOr(where)
 	}
@@ -753,8 +753,20 @@ func (l *lowerer) ident(n *syntax.Name, sc *scope) (*model.Expr, typ) {
 	if l.misreadCache(n, sc) {
 		return model.Num(0), nil
 	}
+	if sc.mom == momClaim {
+		// A claim's own names (the reference's tests/claims.rs): `tokens`,
+		// the batch's tokens, and `arrived`, the sessions started so far.
+		switch name {
+		case "tokens":
+			x := l.ctx(n, "batch.tokens", sc)
+			x.Name = name
+			return x, nil
+		case "arrived":
+			return l.ctx(n, name, sc), nil
+		}
+	}
 	for i, s := range model.CtxNames {
-		if s == name {
+		if s == name && model.Ctx(i) != model.CtxArrived { // `arrived` is a claim's alone
 			return l.ctx(n, model.CtxNames[i], sc), nil
 		}
 	}

@@ -67,6 +67,12 @@ func ReadInstance(path string, read func(string) ([]byte, error)) (*Instance, er
 					errorf(s.Pos, "`%s` is no run setting: they are horizon, warmup, seed and arrivals", s.Name)
 					continue
 				}
+				// The ranges of --horizon, --warmup, --seed and --arrivals,
+				// said here, where the value is written.
+				if want := settingRange(s.Name, x); want != "" {
+					errorf(s.Value.Pos, "`%s` must be %s, not %s", s.Name, want, fmtNum(x))
+					continue
+				}
 				*dst = &x
 			}
 		case !junk:
@@ -79,4 +85,21 @@ func ReadInstance(path string, read func(string) ([]byte, error)) (*Instance, er
 		return nil, errs
 	}
 	return in, nil
+}
+
+// settingRange is what a run setting's value must be when x is not that,
+// else "".
+func settingRange(name string, x float64) string {
+	whole := x == math.Trunc(x) && x >= 0 && x < 1<<64
+	switch {
+	case name == "horizon" && !(x > 0 && !math.IsInf(x, 0)):
+		return "a finite positive number"
+	case name == "warmup" && !(x >= 0 && !math.IsInf(x, 0)):
+		return "a finite number ≥ 0"
+	case name == "seed" && !whole:
+		return "a whole number ≥ 0"
+	case name == "arrivals" && !(whole && x >= 1):
+		return "a whole number ≥ 1"
+	}
+	return ""
 }

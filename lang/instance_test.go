@@ -31,6 +31,15 @@ func TestReadInstance(t *testing.T) {
 		{"run { horizon 1; }\nrun { seed 2; }\n", p + ":2:1: a second `run { … }`: an instance holds at most one"},
 		{"run { span 1; }\n", p + ":1:7: `span` is no run setting: they are horizon, warmup, seed and arrivals"},
 		{"let a = 1;\nlet a = 2;\n", p + ":2:1: `let a` is given twice"},
+		// The flags' ranges, said at the value (a run once blamed a
+		// --seed the user never typed).
+		{"run { seed 1.5; }\n", p + ":1:12: `seed` must be a whole number ≥ 0, not 1.5"},
+		{"run { seed -1; }\n", p + ":1:12: `seed` must be a whole number ≥ 0, not -1"},
+		{"run { horizon 0; }\n", p + ":1:15: `horizon` must be a finite positive number, not 0"},
+		{"run { horizon inf; }\n", p + ":1:15: `horizon` must be a finite positive number, not inf"},
+		{"run { warmup -2; }\n", p + ":1:14: `warmup` must be a finite number ≥ 0, not -2"},
+		{"run { arrivals 0; }\n", p + ":1:16: `arrivals` must be a whole number ≥ 1, not 0"},
+		{"run { arrivals 2.5; }\n", p + ":1:16: `arrivals` must be a whole number ≥ 1, not 2.5"},
 	} {
 		write(tc.src)
 		_, err := ReadInstance(p, nil)

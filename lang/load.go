@@ -57,6 +57,28 @@ func LoadSource(filename string, src []byte, opts Options) (*model.Program, erro
 	return prog, nil
 }
 
+// CheckLibrary checks the library at filename, given as text, as a
+// program that uses it checks it: its `use`s are read and every item is a
+// `use` or a `def`. The error is that of [Load].
+func CheckLibrary(filename string, src []byte, opts Options) error {
+	if opts.ReadFile == nil {
+		opts.ReadFile = ReadSource
+	}
+	f, err := syntax.Parse(filename, src)
+	if err != nil {
+		return err
+	}
+	l := newLowerer(filename, opts)
+	l.used[filename] = true
+	l.libItems(f)
+	l.checkDefOrder()
+	if len(l.errs) > 0 {
+		l.errs.sort()
+		return l.errs.dedupe()
+	}
+	return nil
+}
+
 // loadUse reads a library named by `use` in file from. It returns nil after
 // reporting an error.
 func (l *lowerer) loadUse(u *syntax.UseItem, from string) *syntax.File {

@@ -37,6 +37,7 @@ type lowerer struct {
 	undefs     []undef                   // names undefined where read, which may be attributes declared later
 	claimNames map[string]model.Pos      // each claim's first declaration
 	plainLets  map[string]lexer.Position // where each plain `let` name was last declared
+	defOrder   []*syntax.DefItem         // the defs, in the order they are defined
 	constInput map[string]*inputDecl     // the input a constant's current value reads, if any
 	aggIdx     []aggIndexUse             // every aggregate's index, for the names it may not take
 	costs      costState                 // cost-typed attributes
@@ -239,6 +240,7 @@ func (l *lowerer) program(f *syntax.File) *model.Program {
 			}
 		}
 	}
+	l.checkDefOrder()
 	if main == nil {
 		l.errs = append(l.errs, &Error{Pos: model.Pos{File: l.file, Line: 1, Col: 1},
 			Msg: "missing `fn main() { … }`: a program's deployment and workload go inside it"})
@@ -352,10 +354,13 @@ func (l *lowerer) attr(name string) int {
 }
 
 func (l *lowerer) useLib(u *syntax.UseItem, from string) {
-	f := l.loadUse(u, from)
-	if f == nil {
-		return
+	if f := l.loadUse(u, from); f != nil {
+		l.libItems(f)
 	}
+}
+
+// libItems lowers the items of the library f.
+func (l *lowerer) libItems(f *syntax.File) {
 	for _, it := range f.Items {
 		switch it := it.(type) {
 		case *syntax.UseItem:
@@ -528,6 +533,7 @@ func (l *lowerer) def(it *syntax.DefItem) {
 	}
 	l.site(it.Name, at)
 	l.defs[it.Name] = it
+	l.defOrder = append(l.defOrder, it)
 }
 
 // nameTaken reports a name already used by a constant, def or reserved word.

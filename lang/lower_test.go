@@ -2,6 +2,7 @@ package lang
 
 import (
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -375,5 +376,39 @@ func TestCostFamilies(t *testing.T) {
 	_, err = LoadSource("c.sq", []byte(strings.Replace(prog, "%s", "2", 1)), Options{ReadFile: noFiles})
 	if want := "c.sq:4:56: index 2 of `s` is out of range: it has 2 members"; err == nil || err.Error() != want {
 		t.Errorf("cost(s[2], 2): %v, want %s", err, want)
+	}
+}
+
+// TestScheduleLetReadsEarlierLet lowers a schedule whose second `let`
+// reads the first, the reference's pattern for vLLM's adaptive long-prefill
+// threshold (vllm/config/scheduler.py: max_num_partial_prefills above 1
+// sets long_prefill_token_threshold to 4 % of max_model_len): the cap is
+// the second let's value.
+func TestScheduleLetReadsEarlierLet(t *testing.T) {
+	const prog = `let max_model_len = 16384;
+fn main() {
+  device gpu { }
+  engine llm on gpu {
+    tokens cap 512;
+    schedule {
+      let n = %s;
+      let c = n > 1 ? floor(max_model_len * 0.04) : inf;
+      advance running each at most (c);
+      admit waiting while (running.preempted == 0) each at most (c);
+    }
+    execute (1e-3);
+  }
+  workload { arrive poisson(1); }
+  server { run llm prefill (cost(llm, 100)); }
+}
+`
+	for n, want := range map[string]float64{"2": 655, "1": math.Inf(1)} {
+		p, err := LoadSource("lets.sq", []byte(strings.Replace(prog, "%s", n, 1)), Options{ReadFile: noFiles})
+		if err != nil {
+			t.Fatalf("n = %s: %v", n, err)
+		}
+		if got, ok := p.Engines[0].Chunk.IsConst(); !ok || got != want {
+			t.Errorf("n = %s: the cap is %v (constant %v), want %v", n, p.Engines[0].Chunk, ok, want)
+		}
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/serq/serq/internal/spell"
 	"github.com/serq/serq/lang/syntax"
 	"github.com/serq/serq/model"
 )
@@ -38,16 +40,55 @@ func (l *lowerer) resolveRes(n *syntax.Name, sc *scope, want resKind) (resolved,
 	r, err := l.lookupRes(n, sc, want)
 	switch {
 	case errors.Is(err, errNoResource):
-		suggest(l.errorf(n.Pos, "`%s` is no %s", nameText(n), want), n.Name, l.resourceNames(sc))
+		l.suggestRes(l.errorf(n.Pos, "`%s` is no %s", nameText(n), want), n, sc, want)
 		return r, false
 	case err != nil:
 		l.errorf(n.Pos, "%s", err)
 		return r, false
 	case want != resAny && r.kind != want:
-		l.errorf(n.Pos, "`%s` is a %s, not a %s", nameText(n), r.kind, want)
+		l.suggestRes(l.errorf(n.Pos, "`%s` is a %s, not a %s", nameText(n), r.kind, want), n, sc, want)
 		return r, false
 	}
 	return r, true
+}
+
+// suggestRes sets e's hint to the resource of kind want (any kind for
+// resAny; a queue is a stage, and the queue of a member `Q.kv`) whose name
+// is nearest to n's, saying its kind and where it is declared: "did you
+// mean pool `kv`, declared at m.sq:2:8?".
+func (l *lowerer) suggestRes(e *Error, n *syntax.Name, sc *scope, want resKind) {
+	name, member := n.Name, len(n.Path) > 0
+	kinds := map[string]string{}
+	for k := range l.stageFams {
+		kinds[k] = "stage"
+	}
+	for k := range l.queues {
+		kinds[k] = "queue"
+	}
+	for k := range l.poolFams {
+		kinds[k] = "pool"
+	}
+	if sc.q != nil {
+		for k := range sc.q.pools {
+			kinds[k] = "pool"
+		}
+	}
+	var cands []string
+	for k, kind := range kinds {
+		if k != name && (want == resAny || member && kind == "queue" || want == resPool && kind == "pool" || want == resStage && kind != "pool") {
+			cands = append(cands, k)
+		}
+	}
+	sort.Strings(cands)
+	best := spell.Nearest(name, cands)
+	if best == "" {
+		return
+	}
+	e.Hint = fmt.Sprintf("did you mean %s `%s`", kinds[best], best)
+	if p, ok := l.sites[best]; ok {
+		e.Hint += ", declared at " + p.String()
+	}
+	e.Hint += "?"
 }
 
 // resolveResQuiet resolves without reporting.
@@ -56,17 +97,6 @@ func (l *lowerer) resolveResQuiet(n *syntax.Name, sc *scope) (resolved, bool) {
 	r, err := l.lookupRes(n, sc, resAny)
 	l.errs = l.errs[:saved]
 	return r, err == nil
-}
-
-func (l *lowerer) resourceNames(sc *scope) []string {
-	var names []string
-	names = append(names, sortedKeys(l.stageFams)...)
-	names = append(names, sortedKeys(l.poolFams)...)
-	names = append(names, sortedKeys(l.queues)...)
-	if sc.q != nil {
-		names = append(names, sortedKeys(sc.q.pools)...)
-	}
-	return names
 }
 
 // errNoResource is lookupRes's error for a name that is no pool or stage

@@ -56,7 +56,7 @@ var ctxAllowed = map[moment][]model.Ctx{
 	momEngCost: {model.CtxNow, model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens, model.CtxBatchPrefilled, model.CtxBatchDecoding,
 		model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention},
 	momQuery: {model.CtxNow},
-	momClaim: {model.CtxNow, model.CtxDemand, model.CtxServed, model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens,
+	momClaim: {model.CtxNow, model.CtxDemand, model.CtxServed, model.CtxArrived, model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens,
 		model.CtxBatchPrefilled, model.CtxBatchDecoding, model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention},
 }
 
@@ -191,6 +191,18 @@ type heldPool struct {
 	text string // the reference as written, index included
 	key  string
 	ref  model.Ref
+}
+
+// engineOf is "engine `E`: " in a clause of engine E (its `tokens cap`,
+// schedule or `execute`), which an error there starts with; else "".
+func (sc *scope) engineOf() string {
+	switch sc.mom {
+	case momEngBudget, momEngKeys, momEngGuard, momEngCost:
+		if sc.eng != nil {
+			return "engine `" + sc.eng.name + "`: "
+		}
+	}
+	return ""
 }
 
 func (sc *scope) child() *scope {

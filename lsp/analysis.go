@@ -49,14 +49,33 @@ type analysis struct {
 	errs  []*lang.Error  // the static errors, every file's
 	decls []*decl        // the document's own, in order, nested in queues
 	libs  []*decl        // the `use`d libraries' definitions
+	// parsedOK says that src parsed; reads are the paths of the files
+	// loading it read.
+	parsedOK bool
+	reads    map[string]bool
+	asLib    bool // checked as a library
 }
 
 // analyze parses and loads the document at path with text src; read
-// reads other files (the open documents first).
-func analyze(file, src string, read func(string) ([]byte, error)) *analysis {
-	a := &analysis{file: file, src: src}
-	prog, err := lang.LoadSource(file, []byte(src), lang.Options{Lib: lib.FS, ReadFile: read})
-	a.prog = prog
+// reads other files (the open documents first). A library (asLib: a file
+// an open document uses), or a document without `fn main` that holds only
+// `use` and `def`, is checked as a program that uses it checks it.
+func analyze(file, src string, read func(string) ([]byte, error), asLib bool) *analysis {
+	a := &analysis{file: file, src: src, reads: map[string]bool{}}
+	inner := read
+	read = func(p string) ([]byte, error) {
+		a.reads[filepath.Clean(p)] = true
+		return inner(p)
+	}
+	opts := lang.Options{Lib: lib.FS, ReadFile: read}
+	f, perr := syntax.Parse(file, []byte(src))
+	var err error
+	if perr == nil && (asLib || isLibrary(f)) {
+		a.asLib = true
+		err = lang.CheckLibrary(file, []byte(src), opts)
+	} else {
+		a.prog, err = lang.LoadSource(file, []byte(src), opts)
+	}
 	if err != nil {
 		var list lang.ErrorList
 		var one *lang.Error
@@ -69,17 +88,37 @@ func analyze(file, src string, read func(string) ([]byte, error)) *analysis {
 			a.errs = []*lang.Error{{Pos: model.Pos{File: file, Line: 1, Col: 1}, Msg: err.Error()}}
 		}
 	}
-	if f, err := syntax.Parse(file, []byte(src)); err == nil {
-		a.decls = collect(file, src, f.Items, "")
-		attrs(file, src, f, &a.decls)
-		seen := map[string]bool{file: true}
-		for _, it := range f.Items {
-			if u, ok := it.(*syntax.UseItem); ok {
-				a.libs = append(a.libs, library(file, u.Path, read, seen)...)
-			}
-		}
+	if perr == nil {
+		a.parsedOK = true
+		a.decls, a.libs = declare(file, src, f, read)
 	}
 	return a
+}
+
+// declare is what the file f (at file, text src) declares and what the
+// libraries it uses define.
+func declare(file, src string, f *syntax.File, read func(string) ([]byte, error)) (decls, libs []*decl) {
+	decls = collect(file, src, f.Items, "")
+	attrs(file, src, f, "", &decls)
+	seen := map[string]bool{file: true}
+	for _, it := range f.Items {
+		if u, ok := it.(*syntax.UseItem); ok {
+			libs = append(libs, library(file, u.Path, read, seen)...)
+		}
+	}
+	return decls, libs
+}
+
+// isLibrary says that f is a library: no `fn main`, only `use` and `def`.
+func isLibrary(f *syntax.File) bool {
+	for _, it := range f.Items {
+		switch it.(type) {
+		case *syntax.UseItem, *syntax.DefItem:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // library is the definitions of the library `use`d as rel from file, and
@@ -142,7 +181,14 @@ func collect(file, src string, items any, q string) []*decl {
 		case *syntax.PoolItem:
 			add("pool", it.Name, it.Pos)
 		case *syntax.DeviceItem:
-			add("device", it.Name, it.Pos)
+			d := add("device", it.Name, it.Pos)
+			for _, r := range it.Resources {
+				if r.Cap == nil { // `hbm (k) = e;`, not `kv cap e;`
+					f := &decl{name: r.Name, kind: "time resource", queue: q, file: file, src: src,
+						start: r.Pos.Offset, end: declEnd(src, r.Pos.Offset), nameAt: r.Pos.Offset, params: r.Params}
+					d.kids = append(d.kids, f)
+				}
+			}
 		case *syntax.EngineItem:
 			name := it.Name
 			if name == "" {
@@ -155,6 +201,7 @@ func collect(file, src string, items any, q string) []*decl {
 		case *syntax.QueueItem:
 			d := add("queue", it.Name, it.Pos)
 			d.kids = collect(file, src, it.Items, it.Name)
+			attrs(file, src, it, it.Name, &d.kids)
 		case *syntax.EntryItem:
 			add("entry", it.Verb, it.Pos).params = it.Params
 		case *syntax.NicItem:
@@ -174,45 +221,54 @@ func collect(file, src string, items any, q string) []*decl {
 	return out
 }
 
-// attrs adds the session attributes: the first `set`, `choose`, `observe`
-// or `Size`/`Cost` of each name that no other declaration has.
-func attrs(file, src string, f *syntax.File, decls *[]*decl) {
+// attrs adds the session attributes of x (a queue's, the queue q's): the
+// first `set`, `choose`, `observe`, `mark` or `Size`/`Cost` of each name
+// that no other declaration of the list has. A queue's own are left to
+// its walk.
+func attrs(file, src string, x any, q string, decls *[]*decl) {
 	taken := map[string]bool{}
 	for _, d := range *decls {
 		taken[d.name] = true
 	}
-	walkAST(reflect.ValueOf(f), func(x any) {
+	walkAST(reflect.ValueOf(x), func(x any) bool {
+		kind := "attribute"
 		var name string
 		var pos lexer.Position
 		switch s := x.(type) {
+		case *syntax.QueueItem:
+			return q == s.Name
 		case *syntax.SetStmt:
 			name, pos = s.Name, s.Pos
 		case *syntax.ChooseStmt:
 			name, pos = s.Name, s.Pos
 		case *syntax.DeclStmt:
 			name, pos = s.Name, s.Pos
+		case *syntax.MarkStmt:
+			name, pos, kind = s.Name, s.Pos, "mark"
 		default:
-			return
+			return true
 		}
 		if taken[name] {
-			return
+			return true
 		}
 		taken[name] = true
-		d := &decl{name: name, kind: "attribute", file: file, src: src, start: pos.Offset,
+		d := &decl{name: name, kind: kind, queue: q, file: file, src: src, start: pos.Offset,
 			end: declEnd(src, pos.Offset), nameAt: nameOffset(src, pos.Offset, name)}
 		*decls = append(*decls, d)
+		return true
 	})
 }
 
-// walkAST calls f on every pointer to a struct under v.
-func walkAST(v reflect.Value, f func(any)) {
+// walkAST calls f on every pointer to a struct under v, and walks on
+// under those it returns true for.
+func walkAST(v reflect.Value, f func(any) bool) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
 			return
 		}
-		if v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct {
-			f(v.Interface())
+		if v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct && !f(v.Interface()) {
+			return
 		}
 		walkAST(v.Elem(), f)
 	case reflect.Struct:
@@ -296,49 +352,53 @@ func nameOffset(src string, off int, name string) int {
 	return found
 }
 
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
 // wordAt is the identifier around byte offset off and, when it is written
 // after `Q.` or `Q[…].`, the queue Q.
 func wordAt(src string, off int) (word string, start int, qual string) {
-	isWord := func(c byte) bool {
-		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
-	}
 	off = max(0, min(off, len(src)))
 	s, e := off, off
-	for s > 0 && isWord(src[s-1]) {
+	for s > 0 && isWordByte(src[s-1]) {
 		s--
 	}
-	for e < len(src) && isWord(src[e]) {
+	for e < len(src) && isWordByte(src[e]) {
 		e++
 	}
 	if s == e {
 		return "", off, ""
 	}
-	word = src[s:e]
-	// A qualifier: `D.kv`, `D[j].kv`.
-	i := s - 1
-	if i >= 0 && src[i] == '.' {
-		i--
-		if i >= 0 && src[i] == ']' {
-			depth := 0
-			for ; i >= 0; i-- {
-				if src[i] == ']' {
-					depth++
-				} else if src[i] == '[' {
-					depth--
-					if depth == 0 {
-						i--
-						break
-					}
+	if s > 0 && src[s-1] == '.' {
+		qual = qualifierBefore(src, s-1)
+	}
+	return src[s:e], s, qual
+}
+
+// qualifierBefore is the name Q of `Q.` or `Q[…].` whose dot is at
+// offset dot.
+func qualifierBefore(src string, dot int) string {
+	i := dot - 1
+	if i >= 0 && src[i] == ']' {
+		depth := 0
+		for ; i >= 0; i-- {
+			if src[i] == ']' {
+				depth++
+			} else if src[i] == '[' {
+				depth--
+				if depth == 0 {
+					i--
+					break
 				}
 			}
 		}
-		qe := i + 1
-		for i >= 0 && isWord(src[i]) {
-			i--
-		}
-		qual = src[i+1 : qe]
 	}
-	return word, s, qual
+	qe := i + 1
+	for i >= 0 && isWordByte(src[i]) {
+		i--
+	}
+	return src[i+1 : qe]
 }
 
 // resolve is the declaration a name at offset off refers to: a member of
@@ -376,11 +436,7 @@ func (a *analysis) resolve(off int) *decl {
 	find := func(list []*decl, q string) *decl {
 		for _, d := range list {
 			if d.kind == "queue" && q != "" && d.name == q {
-				for _, k := range d.kids {
-					if k.name == word && k.kind != "engine" {
-						return k
-					}
-				}
+				return member(d.kids, word)
 			}
 		}
 		return nil
@@ -395,10 +451,30 @@ func (a *analysis) resolve(off int) *decl {
 			return d
 		}
 	}
-	for _, list := range [][]*decl{a.decls, a.libs} {
-		for _, d := range list {
-			if d.name == word && d.kind != "workload" && d.kind != "server" {
+	if qual == "" {
+		for _, list := range [][]*decl{a.decls, a.libs} {
+			if d := member(list, word); d != nil && d.kind != "workload" && d.kind != "server" {
 				return d
+			}
+		}
+	}
+	return nil
+}
+
+// member is the declaration of list named word, or a time resource of a
+// device of list (`hbm`, `compute`) named so.
+func member(list []*decl, word string) *decl {
+	for _, d := range list {
+		if d.name == word && d.kind != "engine" {
+			return d
+		}
+	}
+	for _, d := range list {
+		if d.kind == "device" {
+			for _, f := range d.kids {
+				if f.name == word {
+					return f
+				}
 			}
 		}
 	}
@@ -410,7 +486,7 @@ func (a *analysis) resolve(off int) *decl {
 func (a *analysis) describe(d *decl) string {
 	var b strings.Builder
 	full := d.name
-	if d.queue != "" && d.kind != "engine" && d.kind != "entry" && d.kind != "parameter" {
+	if d.queue != "" && d.kind != "engine" && d.kind != "entry" && d.kind != "parameter" && d.kind != "time resource" {
 		full = d.queue + "." + d.name
 	}
 	b.WriteString("**" + d.kind + "** `" + full + "`")

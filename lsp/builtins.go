@@ -41,5 +41,6 @@ var builtinDocs = map[string]string{
 	"batch.prefilled": "engine: prefill tokens scheduled so far", "batch.decoding": "engine `execute`: decode runs in the batch",
 	"batch.kv_decode": "engine `execute`: memory the batch's decodes hold", "batch.kv_prefill": "engine `execute`: memory the batch's prefills hold",
 	"batch.attention": "engine `execute`: Σ n·(K + n/2) over the prefill chunks",
+	"arrived":         "iteration claims: the sessions started so far, one arriving at that instant included",
 	"demand":          "iteration claims: the tokens the residents could take in this iteration (a prefill what it has left, a decode one)", "served": "iteration claims: the tokens of the iterations that ended so far",
 }

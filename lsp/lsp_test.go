@@ -373,7 +373,7 @@ func TestGarbage(t *testing.T) {
 		t.Errorf("unknown method: %v", m)
 	}
 	go rawFrame(b, `{"jsonrpc":"2.0","id":6,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///none.sq"},"position":{"line":0,"character":0}}}`)
-	if m := readFrame(t, r); m["id"] != 6.0 || errCode(m) == 0 {
+	if m := readFrame(t, r); m["id"] != 6.0 || errCode(m) != 0 || m["result"] != nil {
 		t.Errorf("hover on a document not open: %v", m)
 	}
 	// A document that is not UTF-8 and garbage positions: diagnostics, no crash.
@@ -403,7 +403,7 @@ func TestResolveSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(src)
-	a := analyze(f, s, os.ReadFile)
+	a := analyze(f, s, os.ReadFile, false)
 	if a.prog == nil || len(a.errs) > 0 {
 		t.Fatalf("the seed does not load: %v", a.errs)
 	}

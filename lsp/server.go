@@ -3,17 +3,28 @@
 // method dispatch of github.com/tliron/glsp and the JSON-RPC connection of
 // github.com/sourcegraph/jsonrpc2.
 //
-// It keeps the open documents (full text sync) and, for each, the result
-// of loading it as `serq check` does: the static errors are published as
-// diagnostics on open, change and save (every file's, the `use`d
-// libraries' included; an empty list once fixed). It answers hover (a
-// name's kind, what the lowered program knows of it — a pool's cap and
-// block, a constant's value, an input's binding — and its declaration, a
-// def's body whole), go to definition (into `use`d libraries too),
-// document symbols (queues with their members and entries, stages, pools,
-// devices, engines, defs, constants, gauges, claims), formatting (the
-// layout of `serq fmt`) and completion (the names the document and its
-// libraries declare, the keywords and the built-in names).
+// It keeps the open documents (full text sync), one per file whatever the
+// spelling of its URI (Neovim's `%c3%a9`, VS Code's `%2B`), and, for each,
+// the result of loading it as `serq check` does, or of checking it as a
+// library when it is one (a file an open document uses, or one without
+// `fn main` that holds only `use` and `def`). The static errors are
+// published as diagnostics on open, change and save, by file: what a file
+// shows is what every open document says of it (a program reports its
+// libraries' errors too), under the URI the client opened it under; an
+// empty list once fixed. Editing a library checks again the open programs
+// that use it. It answers hover (a name's kind, what the lowered program
+// knows of it — a pool's cap and block, a constant's value, an input's
+// binding — and its declaration, a def's body whole; a device's time
+// resources, queue attributes and marks, `batch.…` and the other built-in
+// names), go to definition (into `use`d libraries too), document symbols
+// (queues with their members and entries, stages, pools, devices,
+// engines, defs, constants, gauges, claims), formatting (the layout of
+// `serq fmt`) and completion (after `Q.` or `Q[…].` the members of queue
+// Q or the fields of `batch`, `running`, `waiting` and `args`; elsewhere
+// the names the document and its libraries declare, the keywords and the
+// built-in names; while the text does not parse, the names of the text
+// without the cursor's line, or of its last text that parsed). A request
+// about a document that is not open has an empty answer.
 //
 // Nothing a client sends stops the server but the end of its input or
 // `exit`: garbage between messages is skipped, a body that is not JSON-RPC
@@ -33,9 +44,10 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net/url"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf16"
@@ -63,31 +75,44 @@ type server struct {
 	version string
 	handler protocol.Handler
 	mu      sync.Mutex
-	docs    map[string]*document // by URI
-	sent    map[string]bool      // URIs that have diagnostics published
+	docs    map[string]*document // by key (uriKey)
+	shown   map[string]string    // the keys of the files the client shows diagnostics for: the URI they went under
 }
 
+// A document is an open file. Its key is its file path (the URI decoded),
+// so that every spelling of one file's URI is one document; uri is the
+// spelling the client opened it under, the one the server answers in.
 type document struct {
-	uri, path, text string
-	a               *analysis
+	uri, key, path, text string
+	a                    *analysis
+	// parsed is the document's last analysis whose text parsed, for
+	// completion while the text does not.
+	parsed *analysis
+	// diags are the diagnostics its analysis gives each file, by key.
+	diags map[string][]protocol.Diagnostic
 }
 
 func newServer(version string) *server {
-	s := &server{version: version, docs: map[string]*document{}, sent: map[string]bool{}}
+	s := &server{version: version, docs: map[string]*document{}, shown: map[string]string{}}
 	s.handler = protocol.Handler{
-		Initialize:                 s.initialize,
-		Initialized:                func(*glsp.Context, *protocol.InitializedParams) error { return nil },
-		Shutdown:                   func(*glsp.Context) error { return nil },
-		SetTrace:                   func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
-		TextDocumentDidOpen:        s.didOpen,
-		TextDocumentDidChange:      s.didChange,
-		TextDocumentDidSave:        s.didSave,
-		TextDocumentDidClose:       s.didClose,
-		TextDocumentHover:          s.hover,
-		TextDocumentDefinition:     s.definition,
-		TextDocumentDocumentSymbol: s.symbols,
-		TextDocumentFormatting:     s.formatting,
-		TextDocumentCompletion:     s.completion,
+		Initialize:  s.initialize,
+		Initialized: func(*glsp.Context, *protocol.InitializedParams) error { return nil },
+		Shutdown:    func(*glsp.Context) error { return nil },
+		SetTrace:    func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
+		// Sent by VS Code and Neovim whatever the server offers: nothing
+		// here is configured by the client, and every request is answered
+		// at once, so there is nothing to cancel.
+		WorkspaceDidChangeConfiguration: func(*glsp.Context, *protocol.DidChangeConfigurationParams) error { return nil },
+		CancelRequest:                   func(*glsp.Context, *protocol.CancelParams) error { return nil },
+		TextDocumentDidOpen:             s.didOpen,
+		TextDocumentDidChange:           s.didChange,
+		TextDocumentDidSave:             s.didSave,
+		TextDocumentDidClose:            s.didClose,
+		TextDocumentHover:               s.hover,
+		TextDocumentDefinition:          s.definition,
+		TextDocumentDocumentSymbol:      s.symbols,
+		TextDocumentFormatting:          s.formatting,
+		TextDocumentCompletion:          s.completion,
 	}
 	return s
 }
@@ -115,6 +140,8 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}
 	r, validMethod, validParams, err := s.handler.Handle(gctx)
 	switch {
+	case !validMethod && req.Notif && strings.HasPrefix(req.Method, "$/"):
+		return nil, nil // the protocol's own notifications, which a server may ignore
 	case !validMethod:
 		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not supported: " + req.Method}
 	case !validParams:
@@ -140,8 +167,10 @@ func (s *server) initialize(_ *glsp.Context, _ *protocol.InitializeParams) (any,
 		ServerInfo: &protocol.InitializeResultServerInfo{Name: "serq", Version: &version}}, nil
 }
 
-// uriPath is the file path of a file: URI (other URIs are used as they are).
-func uriPath(uri string) string {
+// uriKey is the key of a URI: the file path of a file: URI, so that the
+// spellings of one path (`%C3%A9` and `%c3%a9`, `+` and `%2B`) are one
+// file; other URIs are their own key.
+func uriKey(uri string) string {
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != "file" {
 		return uri
@@ -149,46 +178,119 @@ func uriPath(uri string) string {
 	return filepath.Clean(filepath.FromSlash(u.Path))
 }
 
-// pathURI is the file: URI of a path.
+// uriPath is the file path of a file: URI (other URIs are used as they are).
+func uriPath(uri string) string { return uriKey(uri) }
+
+// pathURI is the file: URI of a path, spelt as vscode-uri spells it: every
+// byte but the unreserved characters and `/` percent-encoded, in capitals.
 func pathURI(p string) string {
 	if abs, err := filepath.Abs(p); err == nil {
 		p = abs
 	}
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
+	p = filepath.ToSlash(p)
+	var b strings.Builder
+	b.WriteString("file://")
+	if !strings.HasPrefix(p, "/") {
+		b.WriteByte('/')
+	}
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.IndexByte("-._~/", c) >= 0:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 // open is the text of the open document at path p.
 func (s *server) open(p string) (string, bool) {
-	for _, d := range s.docs {
-		if d.path == p {
-			return d.text, true
-		}
+	if d, ok := s.docs[filepath.Clean(p)]; ok {
+		return d.text, true
 	}
 	return "", false
 }
 
-// update sets a document's text, analyses it and publishes its
-// diagnostics.
-func (s *server) update(ctx *glsp.Context, uri, text string) {
-	s.mu.Lock()
-	d := &document{uri: uri, path: uriPath(uri), text: text}
-	s.docs[uri] = d
-	d.a = analyze(d.path, text, readOverlay(s.open))
-	s.mu.Unlock()
-	s.publish(ctx, d)
+// uriOf is the URI of the file of key as the client spells it: the URI
+// it opened the file under, else the one its diagnostics went under, else
+// pathURI's.
+func (s *server) uriOf(key string) string {
+	if d, ok := s.docs[key]; ok {
+		return d.uri
+	}
+	if uri, ok := s.shown[key]; ok {
+		return uri
+	}
+	return pathURI(key)
 }
 
-// publish sends the document's diagnostics, by file: its own, those of
-// the files it uses, and empty lists for files that had some before.
-func (s *server) publish(ctx *glsp.Context, d *document) {
-	byURI := map[string][]protocol.Diagnostic{d.uri: {}}
+// update sets a document's text, analyses it and every open document that
+// reads it, and publishes their diagnostics.
+func (s *server) update(ctx *glsp.Context, uri, text string) {
+	s.mu.Lock()
+	d := &document{uri: uri, key: uriKey(uri), path: uriPath(uri), text: text}
+	affected := map[string]bool{d.key: true}
+	if old, ok := s.docs[d.key]; ok {
+		d.parsed = old.parsed
+		for k := range old.diags {
+			affected[k] = true
+		}
+	}
+	s.docs[d.key] = d
+	s.analyze(d, affected)
+	s.recheck(d.path, affected)
+	notes := s.publish(affected)
+	s.mu.Unlock()
+	notify(ctx, notes)
+}
+
+// analyze analyses d and notes the files its diagnostics were and are
+// about in affected. The caller holds s.mu.
+func (s *server) analyze(d *document, affected map[string]bool) {
+	for k := range d.diags {
+		affected[k] = true
+	}
+	asLib := false
+	for _, o := range s.docs {
+		asLib = asLib || o != d && o.path != d.path && o.a != nil && o.a.reads[d.path]
+	}
+	d.a = analyze(d.path, d.text, readOverlay(s.open), asLib)
+	if d.a.parsedOK {
+		d.parsed = d.a
+	}
+	d.diags = s.diagnostics(d)
+	for k := range d.diags {
+		affected[k] = true
+	}
+}
+
+// recheck analyses again the open documents that read the file at path
+// (the programs that use a library just edited, opened or closed), and
+// those that path reads and were not checked as libraries.
+func (s *server) recheck(path string, affected map[string]bool) {
+	reads := map[string]bool{}
+	if d, ok := s.docs[path]; ok {
+		reads = d.a.reads
+	}
+	for _, key := range slices.Sorted(maps.Keys(s.docs)) {
+		if o := s.docs[key]; o.path != path && (o.a.reads[path] || reads[o.path] && !o.a.asLib) {
+			n := *o // a new document: a request may be reading the old one
+			s.analyze(&n, affected)
+			s.docs[key] = &n
+		}
+	}
+}
+
+// diagnostics are the diagnostics of d's analysis, by the key of the file
+// they are about; d's own key is always there (an empty list once fixed).
+func (s *server) diagnostics(d *document) map[string][]protocol.Diagnostic {
+	byKey := map[string][]protocol.Diagnostic{d.key: {}}
 	for _, e := range d.a.errs {
-		file := e.Pos.File
-		uri := d.uri
-		text := d.text
-		if file != "" && filepath.Clean(file) != d.path {
-			uri = pathURI(file)
-			if t, ok := s.open(filepath.Clean(file)); ok {
+		key, text := d.key, d.text
+		if file := e.Pos.File; file != "" && filepath.Clean(file) != d.path {
+			key = filepath.Clean(file)
+			if t, ok := s.open(key); ok {
 				text = t
 			} else if b, err := readOverlay(s.open)(file); err == nil {
 				text = string(b)
@@ -202,30 +304,48 @@ func (s *server) publish(ctx *glsp.Context, d *document) {
 		}
 		sev := protocol.DiagnosticSeverityError
 		source := "serq"
-		byURI[uri] = append(byURI[uri], protocol.Diagnostic{Range: errRange(text, e.Pos.Line, e.Pos.Col),
+		byKey[key] = append(byKey[key], protocol.Diagnostic{Range: errRange(text, e.Pos.Line, e.Pos.Col),
 			Severity: &sev, Source: &source, Message: msg})
 	}
-	s.mu.Lock()
-	for uri := range s.sent {
-		if _, ok := byURI[uri]; !ok {
-			byURI[uri] = []protocol.Diagnostic{}
+	return byKey
+}
+
+// publish is the notifications that show the client the diagnostics of
+// the files of keys: for each, those every open document gives it (one
+// copy of each). A file is published under one URI at a time: when its
+// spelling changes (the client opens a file whose diagnostics went under
+// pathURI's), the old spelling is cleared first. The caller holds s.mu.
+func (s *server) publish(keys map[string]bool) []protocol.PublishDiagnosticsParams {
+	var notes []protocol.PublishDiagnosticsParams
+	docs := slices.Sorted(maps.Keys(s.docs))
+	for _, key := range slices.Sorted(maps.Keys(keys)) {
+		list := []protocol.Diagnostic{}
+		seen := map[string]bool{}
+		for _, dk := range docs {
+			for _, g := range s.docs[dk].diags[key] {
+				id := fmt.Sprintf("%v %s", g.Range, g.Message)
+				if !seen[id] {
+					seen[id] = true
+					list = append(list, g)
+				}
+			}
 		}
-	}
-	s.sent = map[string]bool{}
-	for uri, ds := range byURI {
-		if len(ds) > 0 {
-			s.sent[uri] = true
+		uri := s.uriOf(key)
+		if old, ok := s.shown[key]; ok && old != uri {
+			notes = append(notes, protocol.PublishDiagnosticsParams{URI: old, Diagnostics: []protocol.Diagnostic{}})
 		}
+		delete(s.shown, key)
+		if len(list) > 0 {
+			s.shown[key] = uri
+		}
+		notes = append(notes, protocol.PublishDiagnosticsParams{URI: uri, Diagnostics: list})
 	}
-	s.mu.Unlock()
-	uris := make([]string, 0, len(byURI))
-	for uri := range byURI {
-		uris = append(uris, uri)
-	}
-	sort.Strings(uris)
-	for _, uri := range uris {
-		ctx.Notify(string(protocol.ServerTextDocumentPublishDiagnostics),
-			protocol.PublishDiagnosticsParams{URI: uri, Diagnostics: byURI[uri]})
+	return notes
+}
+
+func notify(ctx *glsp.Context, notes []protocol.PublishDiagnosticsParams) {
+	for _, n := range notes {
+		ctx.Notify(string(protocol.ServerTextDocumentPublishDiagnostics), n)
 	}
 }
 
@@ -237,7 +357,7 @@ func (s *server) didOpen(ctx *glsp.Context, p *protocol.DidOpenTextDocumentParam
 func (s *server) didChange(ctx *glsp.Context, p *protocol.DidChangeTextDocumentParams) error {
 	s.mu.Lock()
 	text := ""
-	if d, ok := s.docs[p.TextDocument.URI]; ok {
+	if d, ok := s.docs[uriKey(p.TextDocument.URI)]; ok {
 		text = d.text
 	}
 	s.mu.Unlock()
@@ -259,7 +379,7 @@ func (s *server) didChange(ctx *glsp.Context, p *protocol.DidChangeTextDocumentP
 
 func (s *server) didSave(ctx *glsp.Context, p *protocol.DidSaveTextDocumentParams) error {
 	s.mu.Lock()
-	d, ok := s.docs[p.TextDocument.URI]
+	d, ok := s.docs[uriKey(p.TextDocument.URI)]
 	s.mu.Unlock()
 	switch {
 	case p.Text != nil:
@@ -270,38 +390,56 @@ func (s *server) didSave(ctx *glsp.Context, p *protocol.DidSaveTextDocumentParam
 	return nil
 }
 
+// didClose forgets the document; the diagnostics of its file are those
+// the open documents that use it give (none when none does), and those
+// documents read it from the disk again.
 func (s *server) didClose(ctx *glsp.Context, p *protocol.DidCloseTextDocumentParams) error {
 	s.mu.Lock()
-	delete(s.docs, p.TextDocument.URI)
-	delete(s.sent, p.TextDocument.URI)
+	key := uriKey(p.TextDocument.URI)
+	affected := map[string]bool{key: true}
+	if d, ok := s.docs[key]; ok {
+		for k := range d.diags {
+			affected[k] = true
+		}
+		delete(s.docs, key)
+		s.recheck(d.path, affected)
+		if _, ok := s.shown[key]; !ok {
+			// Cleared under the spelling the client closed it under.
+			s.shown[key] = d.uri
+		}
+	}
+	notes := s.publish(affected)
 	s.mu.Unlock()
-	ctx.Notify(string(protocol.ServerTextDocumentPublishDiagnostics),
-		protocol.PublishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []protocol.Diagnostic{}})
+	notify(ctx, notes)
 	return nil
 }
 
-// doc is an open document, or an error for the client.
-func (s *server) doc(uri string) (*document, error) {
+// doc is the open document of uri; a request about a document that is not
+// open has an empty answer.
+func (s *server) doc(uri string) (*document, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d, ok := s.docs[uri]
-	if !ok {
-		return nil, fmt.Errorf("%s is not open", uri)
-	}
-	return d, nil
+	d, ok := s.docs[uriKey(uri)]
+	return d, ok
 }
 
 func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
-	d, err := s.doc(p.TextDocument.URI)
-	if err != nil {
-		return nil, err
+	d, ok := s.doc(p.TextDocument.URI)
+	if !ok {
+		return nil, nil
 	}
 	off := offsetOf(d.text, p.Position)
 	word, start, qual := wordAt(d.text, off)
 	r := rangeOf(d.text, start, start+len(word))
+	end := start + len(word)
+	next, _, _ := wordAt(d.text, end+1)
 	text := ""
 	if dec := d.a.resolve(off); dec != nil {
 		text = d.a.describe(dec)
+	} else if doc, ok := builtinDocs[word+"."+next]; ok && qual == "" && end < len(d.text) && d.text[end] == '.' {
+		// `batch` of `batch.tokens`.
+		text = "**built-in** `" + word + "." + next + "`: " + doc
+		r = rangeOf(d.text, start, end+1+len(next))
 	} else if doc, ok := builtinDocs[word]; ok && qual == "" {
 		text = "**built-in** `" + word + "`: " + doc
 	} else if doc, ok := builtinDocs[qual+"."+word]; ok {
@@ -315,9 +453,9 @@ func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 }
 
 func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any, error) {
-	d, err := s.doc(p.TextDocument.URI)
-	if err != nil {
-		return nil, err
+	d, ok := s.doc(p.TextDocument.URI)
+	if !ok {
+		return nil, nil
 	}
 	dec := d.a.resolve(offsetOf(d.text, p.Position))
 	if dec == nil {
@@ -328,10 +466,9 @@ func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any,
 	if at < 0 {
 		at, n = dec.start, 0
 	}
-	uri := d.uri
-	if dec.file != d.path {
-		uri = pathURI(dec.file)
-	}
+	s.mu.Lock()
+	uri := s.uriOf(filepath.Clean(dec.file))
+	s.mu.Unlock()
 	return protocol.Location{URI: uri, Range: rangeOf(dec.src, at, at+n)}, nil
 }
 
@@ -345,9 +482,9 @@ var symbolKinds = map[string]protocol.SymbolKind{
 }
 
 func (s *server) symbols(_ *glsp.Context, p *protocol.DocumentSymbolParams) (any, error) {
-	d, err := s.doc(p.TextDocument.URI)
-	if err != nil {
-		return nil, err
+	d, ok := s.doc(p.TextDocument.URI)
+	if !ok {
+		return nil, nil
 	}
 	var conv func([]*decl) []protocol.DocumentSymbol
 	conv = func(list []*decl) []protocol.DocumentSymbol {
@@ -370,9 +507,9 @@ func (s *server) symbols(_ *glsp.Context, p *protocol.DocumentSymbolParams) (any
 }
 
 func (s *server) formatting(_ *glsp.Context, p *protocol.DocumentFormattingParams) ([]protocol.TextEdit, error) {
-	d, err := s.doc(p.TextDocument.URI)
-	if err != nil {
-		return nil, err
+	d, ok := s.doc(p.TextDocument.URI)
+	if !ok {
+		return nil, nil
 	}
 	out, err := syntax.Format(d.path, []byte(d.text))
 	if err != nil {
@@ -391,13 +528,28 @@ var completionKinds = map[string]protocol.CompletionItemKind{
 	"engine": protocol.CompletionItemKindClass, "queue": protocol.CompletionItemKindModule,
 	"entry": protocol.CompletionItemKindMethod, "gauge": protocol.CompletionItemKindVariable,
 	"claim": protocol.CompletionItemKindVariable, "attribute": protocol.CompletionItemKindVariable,
+	"nic": protocol.CompletionItemKindClass, "mark": protocol.CompletionItemKindVariable,
 }
 
+// completion offers, after `Q.` or `Q[…].`, the members of queue Q (or
+// the fields of a context variable: `batch.tokens`); elsewhere the names
+// the document and its libraries declare (the members of the queue the
+// cursor is in among them), the built-in names and the keywords. Each
+// item replaces the word before the cursor. While the text does not parse
+// (as while typing) the names are those of the text without the cursor's
+// line, or of the last text that parsed.
 func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any, error) {
-	d, err := s.doc(p.TextDocument.URI)
-	if err != nil {
-		return nil, err
+	d, ok := s.doc(p.TextDocument.URI)
+	if !ok {
+		return nil, nil
 	}
+	off := offsetOf(d.text, p.Position)
+	start := off
+	for start > 0 && isWordByte(d.text[start-1]) {
+		start--
+	}
+	edit := rangeOf(d.text, start, off)
+	decls, libs := s.names(d, off)
 	seen := map[string]bool{}
 	items := []protocol.CompletionItem{}
 	add := func(label, detail string, kind protocol.CompletionItemKind) {
@@ -406,19 +558,48 @@ func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 		}
 		seen[label] = true
 		k, det := kind, detail
-		items = append(items, protocol.CompletionItem{Label: label, Kind: &k, Detail: &det})
+		items = append(items, protocol.CompletionItem{Label: label, Kind: &k, Detail: &det,
+			TextEdit: protocol.TextEdit{Range: edit, NewText: label}})
 	}
-	var walk func([]*decl)
-	walk = func(list []*decl) {
+	// addAll adds the names of list; a queue's own (qualified by q) leave
+	// out its engine and stage, named as the queue, and its devices' time
+	// resources, which are read bare.
+	addAll := func(list []*decl, q string) {
 		for _, x := range list {
-			if k, ok := completionKinds[x.kind]; ok {
+			if k, ok := completionKinds[x.kind]; ok && (q == "" || x.name != q) {
 				add(x.name, x.kind, k)
 			}
-			walk(x.kids)
+			if x.kind == "device" && q == "" {
+				for _, f := range x.kids {
+					add(f.name, f.kind, protocol.CompletionItemKindFunction)
+				}
+			}
 		}
 	}
-	walk(d.a.decls)
-	walk(d.a.libs)
+	if start > 0 && d.text[start-1] == '.' {
+		q := qualifierBefore(d.text, start-1)
+		for _, x := range decls {
+			if x.kind == "queue" && x.name == q {
+				addAll(x.kids, q)
+			}
+		}
+		for _, b := range lang.Builtins() {
+			if field, ok := strings.CutPrefix(b, q+"."); ok && q != "" {
+				add(field, "built-in", protocol.CompletionItemKindField)
+			}
+		}
+		if q == "args" {
+			add("number", "`args.number(\"name\", default)`: an input", protocol.CompletionItemKindFunction)
+		}
+		return items, nil
+	}
+	addAll(decls, "")
+	for _, x := range decls {
+		if x.kind == "queue" && x.start <= off && off < x.end {
+			addAll(x.kids, "")
+		}
+	}
+	addAll(libs, "")
 	for _, b := range lang.Builtins() {
 		add(b, "built-in", protocol.CompletionItemKindFunction)
 	}
@@ -426,6 +607,32 @@ func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 		add(k, "keyword", protocol.CompletionItemKindKeyword)
 	}
 	return items, nil
+}
+
+// names are the declarations of d and of its libraries for a completion
+// at off: its analysis's when its text parses, else those of its text
+// with the line at off blanked, else those of its last text that parsed.
+func (s *server) names(d *document, off int) (decls, libs []*decl) {
+	if d.a.parsedOK {
+		return d.a.decls, d.a.libs
+	}
+	ls := strings.LastIndexByte(d.text[:off], '\n') + 1
+	le := strings.IndexByte(d.text[off:], '\n')
+	if le < 0 {
+		le = len(d.text)
+	} else {
+		le += off
+	}
+	text := d.text[:ls] + strings.Repeat(" ", le-ls) + d.text[le:]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f, err := syntax.Parse(d.path, []byte(text)); err == nil {
+		return declare(d.path, text, f, readOverlay(s.open))
+	}
+	if d.parsed != nil {
+		return d.parsed.decls, d.parsed.libs
+	}
+	return nil, nil
 }
 
 // offsetOf is the byte offset of an LSP position (a line and a UTF-16

@@ -136,6 +136,7 @@ const (
 	CtxBatchAttention
 	CtxDemand
 	CtxServed
+	CtxArrived
 	NumCtx
 )
 
@@ -144,7 +145,7 @@ var CtxNames = [...]string{"now", "waited", "size", "age", "last", "waiting", "p
 	"position", "admission", "remaining", "running.count", "running.decoding", "running.kv_decode",
 	"running.kv_prefill", "running.preempted", "waiting.count", "waiting.admitted", "batch.tokens",
 	"batch.prefilled", "batch.decoding", "batch.kv_decode", "batch.kv_prefill", "batch.attention",
-	"demand", "served"}
+	"demand", "served", "arrived"}
 
 func (c Ctx) String() string { return CtxNames[c] }
 

@@ -3,6 +3,7 @@ package model_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"testing"
@@ -354,7 +355,7 @@ func TestValidate(t *testing.T) {
 		{"missing argument", func(p *model.Program) { p.Server.Stmts[4].Value.Args[0] = nil },
 			"ir: server.stmts[4].value.args[0]: missing expression"},
 		{"context slot", func(p *model.Program) { p.Server.Stmts[4].Value.Args[0].Slot = int(model.NumCtx) },
-			"ir: server.stmts[4].value.args[0]: slot 26 is no context variable (there are 26)"},
+			fmt.Sprintf("ir: server.stmts[4].value.args[0]: slot %d is no context variable (there are %d)", model.NumCtx, model.NumCtx)},
 		{"register in a statement", func(p *model.Program) { p.Server.Stmts[4].Value.Args[0] = &model.Expr{Op: model.EReg, Name: "r"} },
 			"ir: server.stmts[4].value.args[0]: register 0 (`r`) is read in a statement, outside an engine"},
 		{"expression op", func(p *model.Program) { p.Server.Stmts[4].Value.Op = 99 },

@@ -170,7 +170,7 @@ func TestTourErrors(t *testing.T) {
 		{"stops:\n  - at: 2500\n", "t.yaml:2:9: at 2500 is past the horizon 2000 | the run ends at the horizon 2000: give a --horizon past it, or an earlier time"},
 		{"stops:\n  - at: -1\n", "t.yaml:2:9: at -1 is before the start (t 0) | a time from 0 to the horizon"},
 		{"stops:\n  - at: 1\n    captoin: hi\n", "t.yaml:3:5: unknown key `captoin` | a stop takes name, at, event, when, caption, show, focus, follow, speed; did you mean `caption`?"},
-		{"stops:\n  - when: used(Q[0].kv) > 3\n", "t.yaml:2:16: `Q[0].kv` is no pool | did you mean `D`?"},
+		{"stops:\n  - when: used(Q[0].kv) > 3\n", "t.yaml:2:16: `Q[0].kv` is no pool | did you mean queue `D`?"},
 		{"stops:\n  - when: \"used(D[0].kv) > x\"\n", "t.yaml:2:28: undefined: x | did you mean `B`?"},
 		{"stops:\n  - at: 1\n    show: [leases, gauge]\n", "t.yaml:3:20: unknown pane `gauge` | panes: leases, kv, nic, gauges, log, deploy, why, session, report; did you mean `gauges`?"},
 		{"stops:\n  - at: 1\n    focus: chart\n", "t.yaml:3:12: unknown pane `chart` | panes: leases, kv, nic, gauges, log, deploy, why, session, report"},

@@ -13,18 +13,22 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/NimbleMarkets/ntcharts/canvas"
 	"github.com/NimbleMarkets/ntcharts/linechart"
 	"github.com/charmbracelet/lipgloss"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/serq/serq/interp"
 )
@@ -129,7 +133,24 @@ func sweepPlot(spec *sweepSpec, sum []sweepStat, m string) (*plot.Plot, error) {
 		p.Add(line, dots, bars)
 		p.Legend.Add(l.label, line, dots)
 	}
+	padAxes(p)
 	return p, nil
+}
+
+// padAxes widens the axes' ranges by 4 % of their span on each side, so
+// that a marker or an error bar at the data's edge is drawn whole (the
+// data area clips what crosses it).
+func padAxes(p *plot.Plot) {
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		if math.IsInf(a.Min, 0) || math.IsInf(a.Max, 0) {
+			continue
+		}
+		pad := (a.Max - a.Min) * 0.04
+		if pad == 0 {
+			pad = max(math.Abs(a.Min)*0.04, 0.5)
+		}
+		a.Min, a.Max = a.Min-pad, a.Max+pad
+	}
 }
 
 // plotFileName is a metric's file name without extension: "ttft.mean" is
@@ -147,7 +168,7 @@ func writeSweepPlots(dir string, spec *sweepSpec, sum []sweepStat, metrics []str
 		if err != nil {
 			return err
 		}
-		if err := savePlot(p, filepath.Join(pdir, plotFileName(m))); err != nil {
+		if err := savePlot(p, filepath.Join(pdir, plotFileName(m)), true); err != nil {
 			return err
 		}
 	}
@@ -155,15 +176,28 @@ func writeSweepPlots(dir string, spec *sweepSpec, sum []sweepStat, metrics []str
 }
 
 // savePlot writes p as base.svg and base.png, 16 × 10 cm (the PNG at 150
-// dpi), each atomically.
-func savePlot(p *plot.Plot, base string) error {
+// dpi), each atomically. A legend (legend: p has one) is drawn right of the plot, outside the
+// data. In the SVG, each text names generic serif after the font its
+// width was measured in (Liberation Serif) and keeps that width
+// (textLength), so that a viewer without the font draws it no wider.
+func savePlot(p *plot.Plot, base string, legend bool) error {
+	w, h := 16*vg.Centimeter, 10*vg.Centimeter
 	for _, format := range []string{"svg", "png"} {
-		c, err := p.WriterTo(16*vg.Centimeter, 10*vg.Centimeter, format)
-		if err != nil {
-			return err
-		}
 		var b bytes.Buffer
-		if _, err := c.WriteTo(&b); err != nil {
+		var err error
+		if format == "svg" {
+			c := vgsvg.New(w, h)
+			rec := &textWidths{Canvas: c}
+			drawWithLegend(p, draw.New(rec), legend)
+			if _, err = c.WriteTo(&b); err == nil {
+				b = *bytes.NewBuffer(rec.fix(b.Bytes()))
+			}
+		} else {
+			c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(150))}
+			drawWithLegend(p, draw.New(c), legend)
+			_, err = c.WriteTo(&b)
+		}
+		if err != nil {
 			return err
 		}
 		if err := writeFileAtomic(base+"."+format, b.Bytes()); err != nil {
@@ -171,6 +205,62 @@ func savePlot(p *plot.Plot, base string) error {
 		}
 	}
 	return nil
+}
+
+// drawWithLegend draws p on c within a margin of 1 mm, its legend (when
+// it has one) in a column of its own at the right, level with the top of
+// the data area.
+func drawWithLegend(p *plot.Plot, c draw.Canvas, legend bool) {
+	// A margin: a text drawn at the canvas's edge is cut there.
+	c = draw.Crop(c, vg.Millimeter, -vg.Millimeter, vg.Millimeter, -vg.Millimeter)
+	if !legend {
+		p.Draw(c)
+		return
+	}
+	// The title is centred over the whole canvas (over the plot alone, a
+	// long one would run off its left edge), as plot.Draw places it.
+	q := *p
+	q.Title.Text = ""
+	q.Legend = plot.NewLegend()
+	if t := p.Title; t.Text != "" {
+		c.FillText(t.TextStyle, vg.Point{X: c.Center().X, Y: c.Max.Y + t.TextStyle.FontExtents().Descent}, t.Text)
+		c.Max.Y -= t.TextStyle.Rectangle(t.Text).Size().Y + t.Padding
+	}
+	leg := p.Legend
+	r := leg.Rectangle(c)
+	width := r.Max.X - r.Min.X + 2*vg.Millimeter
+	q.Draw(draw.Crop(c, 0, -width, 0, 0))
+	leg.Top, leg.Left = true, true
+	leg.Draw(draw.Crop(c, c.Max.X-width+vg.Millimeter, 0, 0, 0))
+}
+
+// textWidths is an SVG canvas that notes the width of each text it draws,
+// in order.
+type textWidths struct {
+	*vgsvg.Canvas
+	widths []vg.Length
+}
+
+func (t *textWidths) FillString(f font.Face, pt vg.Point, str string) {
+	t.widths = append(t.widths, f.Width(str))
+	t.Canvas.FillString(f, pt, str)
+}
+
+// svgText is a text element of vgsvg's output and the font family it names.
+var svgText = regexp.MustCompile(`<text ([^>]*?)font-family:([^;"]*);`)
+
+// fix gives each text of svg its measured width and a generic family.
+func (t *textWidths) fix(svg []byte) []byte {
+	k := 0
+	return svgText.ReplaceAllFunc(svg, func(m []byte) []byte {
+		sub := svgText.FindSubmatch(m)
+		attrs := string(sub[1])
+		if k < len(t.widths) {
+			attrs = fmt.Sprintf(`textLength="%.5g" lengthAdjust="spacingAndGlyphs" %s`, t.widths[k].Points(), attrs)
+		}
+		k++
+		return []byte(fmt.Sprintf("<text %sfont-family:'%s',serif;", attrs, sub[2]))
+	})
 }
 
 // chartMarks mark the points of a terminal chart's lines, one per line.
@@ -199,11 +289,39 @@ func drawSweepCharts(w io.Writer, spec *sweepSpec, sum []sweepStat, metrics []st
 		if maxY == minY {
 			maxY = minY + 1
 		}
-		label := func(_ int, v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+		xs, ys := niceTicks(minX, maxX, 6), niceTicks(minY, maxY, 4)
+		minX, maxX = min(minX, xs[0]), max(maxX, xs[len(xs)-1])
+		minY, maxY = min(minY, ys[0]), max(maxY, ys[len(ys)-1])
+		// The chart's own labels fall where its columns do (0.4215); its
+		// axes are drawn with blank labels as wide as the ticks' and the
+		// ticks written at their places.
+		wide := 0
+		for _, v := range ys {
+			wide = max(wide, len(formatFloat(v)))
+		}
+		blank := func(int, float64) string { return strings.Repeat(" ", wide) }
 		c := linechart.New(72, 16, minX, maxX, minY, maxY,
 			linechart.WithXYSteps(12, 3),
-			linechart.WithXLabelFormatter(label), linechart.WithYLabelFormatter(label))
+			linechart.WithXLabelFormatter(blank), linechart.WithYLabelFormatter(blank))
 		c.DrawXYAxisAndLabel()
+		// A point (x, y) is drawn at column o.X+1+ScaleFloat64Point's X and
+		// row o.Y-1-its Y.
+		o := c.Origin()
+		next := 0 // the first column free for an x label
+		for _, v := range xs {
+			s := formatFloat(v)
+			col := o.X + 1 + int(math.Round(c.ScaleFloat64Point(canvas.Float64Point{X: v, Y: minY}).X))
+			col = min(col, c.Canvas.Width()-len(s))
+			if col >= next {
+				c.Canvas.SetString(canvas.Point{X: col, Y: o.Y + 1}, s)
+				next = col + len(s) + 1
+			}
+		}
+		for _, v := range ys {
+			s := formatFloat(v)
+			row := o.Y - 1 - int(math.Round(c.ScaleFloat64Point(canvas.Float64Point{X: minX, Y: v}).Y))
+			c.Canvas.SetString(canvas.Point{X: o.X - len(s), Y: row}, s)
+		}
 		var legend []string
 		for i, l := range lines {
 			st := lipgloss.NewStyle().Foreground(lipgloss.ANSIColor(uint(1 + i%6)))
@@ -218,6 +336,27 @@ func drawSweepCharts(w io.Writer, spec *sweepSpec, sum []sweepStat, metrics []st
 		}
 		fmt.Fprintf(w, "\n%s against %s (mean over %s)\n%s\n%s\n", m, spec.Vary[0].Name, plural(len(spec.Seeds), "seed"), c.View(), strings.Join(legend, "\n"))
 	}
+}
+
+// niceTicks are the multiples in [lo, hi] (widened to the nearest ones
+// outside) of the smallest step of 1, 2 or 5 times a power of ten that
+// makes at most n+1 of them.
+func niceTicks(lo, hi float64, n int) []float64 {
+	step := math.Pow(10, math.Floor(math.Log10((hi-lo)/float64(n))))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if (hi-lo)/(m*step) <= float64(n)+1e-9 {
+			step *= m
+			break
+		}
+	}
+	first, last := math.Floor(lo/step+1e-9), math.Ceil(hi/step-1e-9)
+	var out []float64
+	for k := first; k <= last; k++ {
+		// Rounded to the step's decimals: 3 × 0.1 is 0.3, not 0.30000000000000004.
+		d := max(0, -math.Floor(math.Log10(step)))
+		out = append(out, math.Round(k*step*math.Pow(10, d))/math.Pow(10, d))
+	}
+	return out
 }
 
 // maxPlotPoints bounds the points of a run chart: a longer gauge series is
@@ -246,7 +385,7 @@ func writeRunPlots(dir, file string, r *interp.Report) error {
 		if err := addLine(p, pts); err != nil {
 			return err
 		}
-		if err := savePlot(p, filepath.Join(dir, "gauge_"+g.Name)); err != nil {
+		if err := savePlot(p, filepath.Join(dir, "gauge_"+g.Name), false); err != nil {
 			return err
 		}
 	}
@@ -263,7 +402,7 @@ func writeRunPlots(dir, file string, r *interp.Report) error {
 		if err := addLine(p, cdfSeries(o.Samples)); err != nil {
 			return err
 		}
-		if err := savePlot(p, filepath.Join(dir, "cdf_"+o.Name)); err != nil {
+		if err := savePlot(p, filepath.Join(dir, "cdf_"+o.Name), false); err != nil {
 			return err
 		}
 	}

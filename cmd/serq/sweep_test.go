@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -560,6 +561,17 @@ func TestSweepPlot(t *testing.T) {
 			}
 		}
 		checkPNG(t, filepath.Join(dir, "plot", m+".png"))
+		checkSVGText(t, filepath.Join(dir, "plot", m+".svg"))
+	}
+	// The terminal charts' x ticks are round, under their places.
+	ticks := regexp.MustCompile(`└─+\n *(.*)\n`).FindAllStringSubmatch(out, -1)
+	if len(ticks) != 2 {
+		t.Errorf("stdout has %d x axes:\n%s", len(ticks), out)
+	}
+	for _, m := range ticks {
+		if got := strings.Join(strings.Fields(m[1]), " "); got != "0.3 0.35 0.4 0.45 0.5 0.55 0.6" {
+			t.Errorf("x ticks %q", got)
+		}
 	}
 	for _, want := range []string{"\nttft.mean against Lambda (mean over 2 seeds)\n", "\nkv_usage_max.mean against Lambda (mean over 2 seeds)\n", "  ● thr=1\n", "  ■ thr=512\n", "└───"} {
 		if !strings.Contains(out, want) {

@@ -1,17 +1,49 @@
--- serQ in Neovim (0.8 or later). Put editors/vim on the runtimepath for the
+-- serQ in Neovim (0.7 or later). Put editors/vim on the runtimepath for the
 -- filetype and the syntax (editors/README.md), then source this file from
 -- your init.lua, or copy it there, to start `serq lsp` for *.sq buffers:
 -- diagnostics, hover (K), go to definition (gd with the usual mappings),
--- document symbols, formatting (vim.lsp.buf.format) and completion.
+-- document symbols, formatting (vim.lsp.buf.format, 0.8; vim.lsp.buf.formatting
+-- on 0.7) and completion.
 vim.filetype.add({ extension = { sq = "serq" } })
+
+-- The directory of the nearest go.mod or .git above the buffer's file, else
+-- the file's own directory.
+local function root_dir(buf)
+  local dir = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":p:h")
+  local d = dir
+  while true do
+    if vim.loop.fs_stat(d .. "/go.mod") or vim.loop.fs_stat(d .. "/.git") then
+      return d
+    end
+    local up = vim.fn.fnamemodify(d, ":h")
+    if up == d then
+      return dir
+    end
+    d = up
+  end
+end
+
+-- One server for every serQ buffer of the session: it checks each open
+-- document against the others (a library edited checks the programs that
+-- use it again), so a library outside the first buffer's root must reach
+-- the same server. Its root is the first buffer's. Neovim 0.7 has no
+-- vim.lsp.start: the client is started once and each buffer attached.
+local root, client
 
 vim.api.nvim_create_autocmd("FileType", {
   pattern = "serq",
   callback = function(args)
-    vim.lsp.start({
-      name = "serq",
-      cmd = { "serq", "lsp" },
-      root_dir = vim.fs.dirname(vim.fs.find({ "go.mod", ".git" }, { upward = true, path = vim.api.nvim_buf_get_name(args.buf) })[1] or vim.api.nvim_buf_get_name(args.buf)),
-    })
+    root = root or root_dir(args.buf)
+    local config = { name = "serq", cmd = { "serq", "lsp" }, root_dir = root }
+    if vim.lsp.start then
+      vim.lsp.start(config)
+      return
+    end
+    if not client or vim.lsp.client_is_stopped(client) then
+      client = vim.lsp.start_client(config)
+    end
+    if client then
+      vim.lsp.buf_attach_client(args.buf, client)
+    end
   end,
 })
