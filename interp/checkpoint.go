@@ -66,7 +66,7 @@ func checkpointAllocator() *clone.Allocator {
 		// The program is immutable: share every pointer into it.
 		for _, v := range []any{
 			(*model.Program)(nil), (*model.Block)(nil), (*model.Stmt)(nil), (*model.Expr)(nil),
-			(*model.Pool)(nil), (*model.Stage)(nil), (*model.Engine)(nil),
+			(*model.Pool)(nil), (*model.Stage)(nil), (*model.Engine)(nil), (*model.Fault)(nil),
 		} {
 			a.MarkAsOpaquePointer(reflect.TypeOf(v))
 		}

@@ -194,6 +194,7 @@ func FuzzFastPath(f *testing.F) {
 	f.Add([]byte(testutil.ChooseProgram))
 	f.Add([]byte(testutil.EngineChooseProgram))
 	f.Add([]byte(testutil.ScanProgram))
+	f.Add([]byte(testutil.FaultsProgram))
 	read := func(path string) ([]byte, error) { return fs.ReadFile(lib.FS, filepath.Base(path)) }
 	f.Fuzz(func(t *testing.T, src []byte) {
 		prog, err := lang.LoadSource("fuzz/a/b.sq", src, lang.Options{Lib: lib.FS, ReadFile: read})

@@ -369,3 +369,33 @@ func testutilSeed(t *testing.T) string {
 	}
 	return string(b)
 }
+
+// A run resumed from a checkpoint taken anywhere (before a fault, with a
+// lease renewed, stranded, a retry backing off, a picture's histories)
+// reports what the straight run reports.
+func TestFaultsCheckpointResume(t *testing.T) {
+	retry := strings.Replace(faultFixture("lease kv (inf)", "", 1, "faults { P down at (0.5) for (0.3); }"),
+		"P.prefill (10);", "P.prefill (10) retry (2) after (0.2);", 1)
+	for name, src := range map[string]string{
+		"renewed, reader dies": faultFixture("lease kv (30) renew every (5) for (20)", "", 50, "faults { D down at (23); }"),
+		"stall":                faultFixture("lease kv (inf)", "", 20, "faults { P.nic down at (21.5) for (2) stall; }"),
+		"retry":                retry,
+		"picture":              pictureFixture("picture refresh (0.3) delay (0.1);"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := pdLoad(t, src)
+			opt := interp.Options{Horizon: 600, Seed: 1}
+			straight, _ := interp.New(p, opt)
+			want := runToEnd(t, straight)
+			total := straight.Events()
+			for at := uint64(0); at < total; at++ {
+				s, _ := interp.New(p, opt)
+				for s.Events() < at && s.Step() {
+				}
+				if got := runToEnd(t, s.Checkpoint().Resume()); string(got) != string(want) {
+					t.Fatalf("resumed at event %d:\n got %.400s\nwant %.400s", at, got, want)
+				}
+			}
+		})
+	}
+}

@@ -28,6 +28,7 @@ func FuzzRun(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(testutil.SpillProgram))
+	f.Add([]byte(testutil.FaultsProgram))
 	read := func(path string) ([]byte, error) { return fs.ReadFile(lib.FS, filepath.Base(path)) }
 	f.Fuzz(func(t *testing.T, src []byte) {
 		prog, err := lang.LoadSource("fuzz/a/b.sq", src, lang.Options{Lib: lib.FS, ReadFile: read})

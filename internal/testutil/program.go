@@ -200,3 +200,62 @@ const CompiledProgram = `fn main() {
   }
 }
 `
+
+// FaultsProgram has every construct of a program that can fail (docs/
+// language.md §9) within its first seconds: a gateway on a picture that
+// routes around members seen down and falls back to decode-only, a
+// prefill retried after a backoff, a lease renewed by its reader, a read
+// that recomputes when it fails, a client's timeout, fixed and random
+// faults of members and a stalled link: a fuzz seed and a test program.
+const FaultsProgram = `fn main() {
+  queue gw : gateway {
+    picture refresh (0.5) delay (0.1) detect (1);
+    route {
+      choose j in 2 by (holders(D[j].kv) + queued(D[j].kv));
+      branch (max k in 2 (up(P[k])) == 1) {
+        choose i in 2 by (cachedin(P[i].kv) > 0 ? 0 : 1, queued(P[i].kv));
+        P[i].prefill (n) retry (1) after (0.2);
+        D[j].decode (n) from P[i];
+      } else {
+        D[j].decode (n);
+      }
+    }
+  }
+  queue P[2] : prefill {
+    pool kv { cap 400; }
+    serve ps(1);
+    nic ps(100);
+    prefill (n) {
+      hold kv (cost(kv, n)) { run (cost(P, n / 100)); } cache (cost(kv, n)) lease kv (3) renew every (0.5) for (2);
+    }
+  }
+  queue D[2] : decode {
+    pool kv { cap 400; }
+    serve ps(1);
+    nic ps(100);
+    decode (n) { hold kv (cost(kv, n)) { run (cost(D, n / 50)); } }
+    decode (n) from P on expiry read on failure recompute {
+      hold kv (cost(kv, n)) {
+        set c = 0;
+        transfer (n) from P to kv (n);
+        set c = c + loaded;
+        run (cost(D, (n - c) / 100 + 0.5));
+      }
+    }
+  }
+  D pull P latency 0.01 share maxmin;
+  faults {
+    D[0] down at (2) for (1);
+    P down after (~exp(4)) for (~exp(1));
+    P[1].nic down at (1) for (0.5) stall;
+  }
+  workload {
+    arrive poisson(3);
+    timeout (~exp(6));
+    turn { set n = ceil(~uniform(20, 200)); set more = ~bernoulli(0.5); }
+    session { turn; while (more || failed) { tool (0.1); turn; } }
+  }
+  server { gw.route(); }
+  gauge leased = used(P[0].kv) + used(P[1].kv);
+}
+`
