@@ -602,13 +602,16 @@ func (s *Sim) disposeLeases(root *session, cause string, abort bool) {
 			readP = p
 		}
 	}
-	for len(root.leases) > 0 {
-		l := root.leases[len(root.leases)-1]
-		if l.pools[l.leased].pool == readP {
+	for k := len(root.leases) - 1; k >= 0; k-- {
+		l := root.leases[k]
+		switch p := l.pools[l.leased].pool; {
+		case p == readP:
 			s.endLease(root, l)
-			continue
+		case s.pools[p].down:
+			// its member is going down: lost with it (losePool), not left
+		default:
+			s.strand(root, l, cause)
 		}
-		s.strand(root, l, cause)
 	}
 	for i := len(root.frames) - 1; i >= 0; i-- {
 		if f := &root.frames[i]; f.kind == fReading {
@@ -842,7 +845,9 @@ func (s *Sim) readFailed(ss *session, why string) {
 	// the lease, if it is still there, is no longer read: left to expire
 	cause := "read of `" + pl.m.Label + "` failed: " + why
 	for _, l := range slices.Clone(ss.leases) {
-		if l.pools[l.leased].pool == p {
+		// a lease of a member going down is lost with it (losePool), not
+		// left to expire
+		if l.pools[l.leased].pool == p && !pl.down {
 			s.strand(ss, l, cause)
 		}
 	}

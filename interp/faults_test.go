@@ -198,12 +198,17 @@ func TestMemberFailsMidPrefillDecodeAndTransfer(t *testing.T) {
 		{"mid-prefill", "", "faults { P down at (0.5); }", "`P[0]` down", nil},
 		{"mid-decode", "", "faults { D down at (10); }", "`D[0]` down", nil},
 		{"mid-transfer, fail", "", "faults { P down at (21.5); }", "read of `P.kv[0]` failed: `P[0]` down", nil},
+		{"mid-transfer, a lease of 30 s", "", "faults { P down at (21.5); }", "read of `P.kv[0]` failed: `P[0]` down", nil},
 		// the flow is cut at 21.5 and the 10 units are computed: 2.5 s
 		{"mid-transfer, recompute", "on failure recompute", "faults { P down at (21.5); }", "", []float64{24}},
 		{"NIC down mid-transfer", "", "faults { D.nic down at (21.5) for (1); }", "read of `P.kv[0]` failed: `D.nic[0]` down", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r, _ := faultRun(t, faultFixture("lease kv (inf)", c.policy, 20, c.faults), 100)
+			lease := "lease kv (inf)"
+			if strings.Contains(c.name, "30 s") {
+				lease = "lease kv (30)"
+			}
+			r, _ := faultRun(t, faultFixture(lease, c.policy, 20, c.faults), 100)
 			obs := samplesOf(r)
 			wantSamples(t, obs, "done", c.done, "served or not")
 			f := r.Failures
@@ -215,6 +220,10 @@ func TestMemberFailsMidPrefillDecodeAndTransfer(t *testing.T) {
 			}
 			if f.Failed != 1 || len(f.Causes) != 1 || f.Causes[0].Cause != c.cause {
 				t.Errorf("failures %+v, want one failed of %s", f, c.cause)
+			}
+			// a lease lost with its member is not also left to expire
+			if l := leaseRow(t, r, "P.kv[0]"); l.Stranded+l.Lost+l.Expired > 1 {
+				t.Errorf("lease row %+v counts one lease twice", l)
 			}
 			wantSamples(t, obs, "failed_after", []float64{1}, "the client sees the failure")
 		})
@@ -315,7 +324,9 @@ func TestPictureRefreshAndDelay(t *testing.T) {
 	}{
 		{"", 1, 1},
 		{"picture refresh (1);", 0, 0},
-		{"picture refresh (0.25);", 1, 1}, // τ = 0.5
+		{"picture refresh (0.25);", 1, 1}, // τ = 0.5 = now: the state now
+		{"picture delay (0) detect (0);", 1, 1},
+		{"picture refresh (0) delay (0.4);", 0, 0},
 		{"picture refresh (0.3);", 1, 1},  // τ = 0.3, after the hold at 0.2
 		{"picture delay (0.3);", 1, 1},    // τ = 0.2: the instant of the hold, as it ended
 		{"picture delay (0.31);", 0, 0},   // τ = 0.19

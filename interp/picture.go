@@ -10,8 +10,10 @@ import (
 // The router's picture (docs/engine.md §7.5): a gateway with `picture
 // refresh (T) delay (d) detect (t)` reads the deployment as it was, not as
 // it is. An observable its entries read (model.ESeen) is the value it had at
-// τ = ⌊now/T⌋·T − d (now − d without a refresh), and a member is seen down
-// from t after it went down until t after it came back.
+// τ = ⌊now/T⌋·T − d (now − d without a refresh, or with a refresh of 0),
+// and a member is seen down from t after it went down until t after it
+// came back. A picture of τ = now is the state now: `picture delay (0)` is
+// the exact state.
 //
 // The values are kept as histories: at the end of every instant, each
 // observable a picture may read (every member of the families its
@@ -264,6 +266,9 @@ func (s *Sim) seen(e *model.Expr, ss *session) float64 {
 		return 0
 	}
 	tau := s.seenAt(pic)
+	if tau >= s.now {
+		return s.evalWith(in, ss, nil) // a picture of now is the state now
+	}
 	if in.Fn == model.PCachedIn {
 		if ss == nil {
 			return 0

@@ -433,8 +433,8 @@ func (l *lowerer) picture(q *queueDecl, it *syntax.PictureItem) {
 		if !ok {
 			continue
 		}
-		if !(v >= 0 && !math.IsInf(v, 0)) || o.Word == "refresh" && v == 0 {
-			l.errorf(o.Value.Pos, "`%s (%s)`: a time, %s and finite", o.Word, fmtNum(v), map[bool]string{true: "positive", false: "at least 0"}[o.Word == "refresh"])
+		if !(v >= 0 && !math.IsInf(v, 0)) {
+			l.errorf(o.Value.Pos, "`%s (%s)`: a time, at least 0 and finite", o.Word, fmtNum(v))
 			continue
 		}
 		switch o.Word {

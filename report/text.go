@@ -143,7 +143,8 @@ func Text(w io.Writer, r *interp.Report) error {
 				if s.Iterations == 0 {
 					continue
 				}
-				idle := 1.0 - s.PrefillOnly - s.DecodeOnly - s.Mixed
+				// the fractions' rounding may leave a hair below 0: no -0.000
+				idle := math.Max(0, 1.0-s.PrefillOnly-s.DecodeOnly-s.Mixed)
 				t.Add(s.DisplayName(),
 					Fixed(s.PrefillOnly, 3),
 					Fixed(s.DecodeOnly, 3),
