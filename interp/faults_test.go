@@ -327,9 +327,9 @@ func TestPictureRefreshAndDelay(t *testing.T) {
 		{"picture refresh (0.25);", 1, 1}, // τ = 0.5 = now: the state now
 		{"picture delay (0) detect (0);", 1, 1},
 		{"picture refresh (0) delay (0.4);", 0, 0},
-		{"picture refresh (0.3);", 1, 1},  // τ = 0.3, after the hold at 0.2
-		{"picture delay (0.3);", 1, 1},    // τ = 0.2: the instant of the hold, as it ended
-		{"picture delay (0.31);", 0, 0},   // τ = 0.19
+		{"picture refresh (0.3);", 1, 1}, // τ = 0.3, after the hold at 0.2
+		{"picture delay (0.3);", 1, 1},   // τ = 0.2: the instant of the hold, as it ended
+		{"picture delay (0.31);", 0, 0},  // τ = 0.19
 		{"picture delay (0.4);", 0, 0},
 		{"picture delay (0.2);", 1, 1},
 		{"picture refresh (1) delay (0.4);", 0, 0},
