@@ -199,16 +199,7 @@ func readsUp(p *model.Program) bool {
 			return !found
 		})
 	}
-	p.Walk(func(st *model.Stmt) {
-		for _, e := range []*model.Expr{st.Value, st.N} {
-			if e != nil {
-				look(e)
-			}
-		}
-		for _, e := range st.Keys {
-			look(e)
-		}
-	})
+	p.Walk(func(st *model.Stmt) { st.Exprs(look) })
 	for i := range p.Gauges {
 		look(p.Gauges[i].Expr)
 	}

@@ -138,19 +138,7 @@ func (s *Sim) initPictures() {
 			return false
 		})
 	}
-	p.Walk(func(st *model.Stmt) {
-		for _, e := range []*model.Expr{st.Value, st.N} {
-			if e != nil {
-				look(e)
-			}
-		}
-		for _, e := range st.Keys {
-			look(e)
-		}
-		for _, h := range st.Holds {
-			look(h.Units)
-		}
-	})
+	p.Walk(func(st *model.Stmt) { st.Exprs(look) })
 	pc.hist = make([]history, len(pc.keys))
 	s.pics = pc
 	s.recordPictures()

@@ -745,30 +745,11 @@ func joinRoles(r []string) string {
 
 // leasedPool records the pool q's entry leases, if any.
 func (l *lowerer) leasedPool(q *queueDecl, en *syntax.EntryItem) {
-	var walk func(ss []syntax.Stmt)
-	walk = func(ss []syntax.Stmt) {
-		for _, s := range ss {
-			switch s := s.(type) {
-			case *syntax.HoldStmt:
-				if s.Lease != nil && q.leases == "" {
-					q.leases = s.Lease.Name
-				}
-				walk(s.Body.Stmts)
-			case *syntax.BranchStmt:
-				walk(s.Then.Stmts)
-				if s.Else != nil {
-					walk(s.Else.Stmts)
-				}
-			case *syntax.WhileStmt:
-				walk(s.Body.Stmts)
-			case *syntax.LoopStmt:
-				walk(s.Body.Stmts)
-			case *syntax.ForkStmt:
-				walk(s.Body.Stmts)
-			}
+	walkStmts(en.Body.Stmts, func(s syntax.Stmt) {
+		if h, ok := s.(*syntax.HoldStmt); ok && h.Lease != nil && q.leases == "" {
+			q.leases = h.Lease.Name
 		}
-	}
-	walk(en.Body.Stmts)
+	})
 }
 
 // collectSetNames calls f with every name a statement list assigns.
@@ -779,7 +760,7 @@ func collectSetNames(ss []syntax.Stmt, f func(string)) {
 // walkSets calls f with each name the statements assign, where they
 // write it.
 func walkSets(ss []syntax.Stmt, f func(string, lexer.Position)) {
-	for _, s := range ss {
+	walkStmts(ss, func(s syntax.Stmt) {
 		switch s := s.(type) {
 		case *syntax.SetStmt:
 			f(s.Name, nameAt(s.Pos, s.Tokens, s.Name))
@@ -795,21 +776,8 @@ func walkSets(ss []syntax.Stmt, f func(string, lexer.Position)) {
 			} else {
 				f(s.Name, s.Pos)
 			}
-		case *syntax.HoldStmt:
-			walkSets(s.Body.Stmts, f)
-		case *syntax.BranchStmt:
-			walkSets(s.Then.Stmts, f)
-			if s.Else != nil {
-				walkSets(s.Else.Stmts, f)
-			}
-		case *syntax.WhileStmt:
-			walkSets(s.Body.Stmts, f)
-		case *syntax.LoopStmt:
-			walkSets(s.Body.Stmts, f)
-		case *syntax.ForkStmt:
-			walkSets(s.Body.Stmts, f)
 		}
-	}
+	})
 }
 
 func (l *lowerer) relation(it *syntax.RelationItem) {

@@ -25,6 +25,47 @@ func (b *Block) Walk(f func(*Stmt)) {
 	}
 }
 
+// Exprs calls f with each expression of the statement itself (not of the
+// blocks inside it): its value, count, keys, its hold's units, reserves,
+// reuse, cache and lease, and the indexes of the members it names.
+func (st *Stmt) Exprs(f func(*Expr)) {
+	for _, e := range []*Expr{st.Value, st.N, st.Reuse, st.Cache, st.LeaseFor} {
+		if e != nil {
+			f(e)
+		}
+	}
+	for _, e := range st.Keys {
+		f(e)
+	}
+	for i := range st.Holds {
+		f(st.Holds[i].Units)
+		if r := st.Holds[i].Reserve; r != nil {
+			f(r)
+		}
+		if x := st.Holds[i].Pool.Index; x != nil {
+			f(x)
+		}
+	}
+	for _, r := range []*Ref{st.Pool, st.Growing} {
+		if r != nil && r.Index != nil {
+			f(r.Index)
+		}
+	}
+	for i := range st.Stages {
+		if x := st.Stages[i].Index; x != nil {
+			f(x)
+		}
+	}
+	if r := st.Reading; r != nil {
+		if r.Source.Index != nil {
+			f(r.Source.Index)
+		}
+		if r.Index != nil {
+			f(r.Index)
+		}
+	}
+}
+
 // FormatNum writes a number as a program would: the shortest round-trip
 // form, or inf and -inf.
 func FormatNum(x float64) string {
