@@ -685,9 +685,8 @@ func (s *Sim) startTimeout(ss *session) {
 // leases of the pool it reads.
 func (s *Sim) enterReading(ss *session, st *model.Stmt) bool {
 	r := st.Reading
-	p, ok := s.member(&r.Source, ss, false)
-	if !ok {
-		return false
+	if _, ok := s.member(&r.Source, ss, false); !ok {
+		return false // the source's index is out of range: a run error
 	}
 	m := s.queueFirst[r.Queue]
 	if r.Index != nil {
@@ -706,11 +705,26 @@ func (s *Sim) enterReading(ss *session, st *model.Stmt) bool {
 	f := ss.top()
 	f.aux = m
 	for _, l := range ss.leases {
-		if l.pools[l.leased].pool == p && l.st.Renew != nil {
-			s.track(l, m)
-		}
+		s.trackIfRead(ss, l)
 	}
 	return true
+}
+
+// trackIfRead makes the reader renew lease l of session ss when ss is at
+// an entry that reads l's pool: as the entry starts, and when a lease
+// comes to a session already there (from a leg, in push mode, or taken
+// inside the entry).
+func (s *Sim) trackIfRead(ss *session, l *holdInst) {
+	if l.st.Renew == nil || l.leased < 0 {
+		return
+	}
+	rf := rootOf(ss).readingFrame()
+	if rf == nil {
+		return
+	}
+	if p, ok := s.member(&rf.st.Reading.Source, rootOf(ss), false); ok && p == l.pools[l.leased].pool {
+		s.track(l, rf.aux)
+	}
 }
 
 // stopReading ends a reading entry's renewals of the session's leases.

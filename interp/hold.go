@@ -410,6 +410,9 @@ func (s *Sim) holdExit(ss *session, h *holdInst) {
 			h.leaseGen++
 			ss.leases = append(ss.leases, h)
 			s.pools[h.pools[i].pool].leasesN++
+			if s.canFail {
+				s.trackIfRead(ss, h)
+			}
 			if !math.IsInf(dur, 1) {
 				h.leaseEnd = s.now + dur
 				h.timed = true

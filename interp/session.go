@@ -601,6 +601,9 @@ func (s *Sim) endThread(ss *session) {
 	for _, l := range ss.leases {
 		l.owner = p
 		p.leases = append(p.leases, l)
+		if s.canFail {
+			s.trackIfRead(p, l)
+		}
 	}
 	ss.leases = ss.leases[:0]
 	ss.state = sDone
