@@ -13,6 +13,7 @@ import (
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
 	"github.com/serq/serq/model"
+	"github.com/serq/serq/tui"
 )
 
 // The examples of examples/faults and their tour: what their comments,
@@ -185,6 +186,80 @@ func TestStalePicture(t *testing.T) {
 		}
 		if l := leaseTotals(r.Failures); l.Stranded != c.stranded || r.Gauges[0].Name != "prefill_kv" || r.Gauges[0].Max != c.maxKV {
 			t.Errorf("%v: %d leases stranded, %s at most %g; want %d, %g", c.sets, l.Stranded, r.Gauges[0].Name, r.Gauges[0].Max, c.stranded, c.maxKV)
+		}
+	}
+}
+
+// TestDecoderKilledTour plays examples/faults/tours/decoder_killed.yaml on
+// the interpreter, as serq tui does at 160×48 (`at` runs to the time, `when`
+// to the first event after which the condition becomes true), and checks
+// that each stop is where its caption says, by the numbers the caption
+// quotes.
+func TestDecoderKilledTour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the example for 300 s")
+	}
+	p := loadFault(t, "decoder_killed.sq")
+	tour, err := tui.LoadTour(filepath.Join(faultsDir, "tours", "decoder_killed.yaml"), p, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		name   string
+		at     string
+		events uint64
+		facts  map[string]float64 // debugger expressions and their values there
+	}{
+		{"a busy deployment", "238.4900", 106910, map[string]float64{"queued(D[0].kv)": 17, "up(D[0])": 1}},
+		{"D[0] dies", "240.0000", 107519, map[string]float64{"up(D[0])": 0, "used(D[0].kv)": 0,
+			"holders(P[0].kv)": 35, "holders(P[1].kv)": 2, "leases(P[0].kv) + leases(P[1].kv)": 37}},
+		{"20 s after the last heartbeat", "258.4849", 114731, map[string]float64{"expired(P[0].kv) + expired(P[1].kv)": 16}},
+		{"the blocks are back", "269.1658", 116878, map[string]float64{"expired(P[0].kv) + expired(P[1].kv)": 20}},
+		{"D[0] is back", "300.0000", 123103, map[string]float64{"up(D[0])": 1, "queued(D[1].kv)": 46,
+			"oldest_lease(P[0].kv) > 55 && oldest_lease(P[0].kv) < 56": 1}},
+	}
+	if len(tour.Stops) != len(want) {
+		t.Fatalf("the tour has %d stops, want %d", len(tour.Stops), len(want))
+	}
+	sim, err := interp.New(p, interp.Options{Horizon: 1000, Warmup: 100, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := func(src string) float64 {
+		t.Helper()
+		e, err := lang.CompileQuery(p, src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		return sim.Query(e)
+	}
+	for i, st := range tour.Stops {
+		w := want[i]
+		switch st.Kind {
+		case tui.StopTime:
+			sim.RunUntil(st.T)
+		case tui.StopWhen:
+			was := query(st.When) != 0
+			for {
+				if !sim.Step() {
+					t.Fatalf("stop %d: %s never becomes true", i+1, st.When)
+				}
+				is := query(st.When) != 0
+				if is && !was {
+					break
+				}
+				was = is
+			}
+		default:
+			t.Fatalf("stop %d: kind %d", i+1, st.Kind)
+		}
+		if got := fmt.Sprintf("%.4f", sim.Now()); st.Name != w.name || got != w.at || sim.Events() != w.events {
+			t.Errorf("stop %d %q at t %s after %d events, want %q at %s after %d", i+1, st.Name, got, sim.Events(), w.name, w.at, w.events)
+		}
+		for src, v := range w.facts {
+			if got := query(src); got != v {
+				t.Errorf("stop %d: %s = %g, want %g", i+1, src, got, v)
+			}
 		}
 	}
 }
