@@ -714,7 +714,7 @@ func exampleSweepArgs(t *testing.T, path string) []string {
 // (inputs, ranges, seeds, shards, metrics), run here at a horizon of 1 with
 // one seed.
 func TestSweepExamples(t *testing.T) {
-	for _, f := range []string{"study.sh", "slurm-array.sh", "indexed-job.yaml"} {
+	for _, f := range []string{"study.sh", "lease.sh", "slurm-array.sh", "indexed-job.yaml"} {
 		t.Run(f, func(t *testing.T) {
 			args := exampleSweepArgs(t, filepath.Join("../../examples/sweeps", f))
 			for k := range args {
