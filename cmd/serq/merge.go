@@ -219,10 +219,18 @@ func readRunsCSV(dir string, spec *sweepSpec) ([]sweepRow, error) {
 	}
 	head := recs[0]
 	nv := len(spec.Vary)
-	if len(head) < nv+5 || head[0] != "point" || head[nv+1] != "seed" || !slices.Equal(head[len(head)-3:], []string{"rejected", "stuck", "error"}) {
+	// The columns after the metrics: rejected, stuck, the failures totals
+	// of a program that can fail a request, error.
+	tail := append([]string{"rejected", "stuck"}, failureMetrics[:]...)
+	tail = append(tail, "error")
+	if len(head) < nv+2+len(tail) || !slices.Equal(head[len(head)-len(tail):], tail) {
+		tail = []string{"rejected", "stuck", "error"}
+	}
+	nt := len(tail)
+	if len(head) < nv+2+nt || head[0] != "point" || head[nv+1] != "seed" || !slices.Equal(head[len(head)-nt:], tail) {
 		return nil, bad(1, "not the header of a sweep's runs")
 	}
-	metricCols := head[nv+2 : len(head)-3]
+	metricCols := head[nv+2 : len(head)-nt]
 	var rows []sweepRow
 	for ln, rec := range recs[1:] {
 		line := ln + 2
@@ -236,7 +244,7 @@ func readRunsCSV(dir string, spec *sweepSpec) ([]sweepRow, error) {
 			return nil, bad(line, "bad seed "+rec[nv+1])
 		}
 		row := sweepRow{Job: p*len(spec.Seeds) + s, Err: rec[len(rec)-1]}
-		cells := rec[nv+2 : len(rec)-3]
+		cells := rec[nv+2 : len(rec)-nt]
 		num := func(c int) (float64, error) { return strconv.ParseFloat(cells[c], 64) }
 		for c := 0; c < len(metricCols); {
 			name, field, _ := strings.Cut(metricCols[c], ".")
@@ -268,12 +276,21 @@ func readRunsCSV(dir string, spec *sweepSpec) ([]sweepRow, error) {
 			}
 			row.Gauges = append(row.Gauges, sweepGauge{Name: name, Mean: x})
 		}
+		after := rec[len(rec)-nt : len(rec)-1]
 		if row.Err == "" {
 			var e1, e2 error
-			row.Rejected, e1 = parseCount(rec[len(rec)-3])
-			row.Stuck, e2 = parseCount(rec[len(rec)-2])
+			row.Rejected, e1 = parseCount(after[0])
+			row.Stuck, e2 = parseCount(after[1])
 			if e1 != nil || e2 != nil {
 				return nil, bad(line, "bad rejected or stuck")
+			}
+		}
+		if nt > 3 && after[2] != "" {
+			row.Failures = new(sweepFailures)
+			for k := range failureMetrics {
+				if row.Failures[k], err = parseCount(after[2+k]); err != nil {
+					return nil, bad(line, "bad "+failureMetrics[k])
+				}
 			}
 		}
 		rows = append(rows, row)

@@ -46,7 +46,7 @@ func plotMetrics(asked []string, cols sweepColumns) ([]string, error) {
 	}
 	for _, m := range asked {
 		if !slices.Contains(known, m) {
-			return nil, usagef("unknown metric `%s` for --metric; the sweep's metrics are %s\nhelp: an observe's NAME.count, NAME.mean or NAME.p99, a gauge's NAME.mean, rejected or stuck",
+			return nil, usagef("unknown metric `%s` for --metric; the sweep's metrics are %s\nhelp: an observe's NAME.count, NAME.mean or NAME.p99, a gauge's NAME.mean, rejected or stuck, and for a program that can fail a request the failures totals (late_reads, …)",
 				m, strings.Join(known, ", "))
 		}
 	}

@@ -45,7 +45,7 @@ type sweepCmd struct {
 	Shard     *string  `placeholder:"i/n" help:"Run only the i-th (0 ≤ i < n) of n disjoint parts of the sweep; combine them with serq sweep merge."`
 	FailFast  bool     `name:"fail-fast" help:"Stop at the first run that fails (by default it is recorded and the sweep goes on)."`
 	Plot      bool     `name:"plot" help:"Also write SVG and PNG charts into DIR (needs --out) and draw them in the terminal."`
-	Metric    []string `name:"metric" sep:"none" placeholder:"NAME" help:"A metric to plot, such as ttft.mean, ttft.p99, kv_usage.mean, rejected (repeatable; default: every observe's mean)."`
+	Metric    []string `name:"metric" sep:"none" placeholder:"NAME" help:"A metric to plot, such as ttft.mean, ttft.p99, kv_usage.mean, rejected, late_reads (repeatable; default: every observe's mean)."`
 }
 
 // sweepVary is one varied input and its values, in command-line order.
@@ -107,6 +107,33 @@ type sweepRow struct {
 	Gauges   []sweepGauge
 	Rejected uint64 // over every pool
 	Stuck    uint64
+	// Failures are the run's failures section, totalled over the pools;
+	// nil when the program cannot fail a request (docs/cli.md §4).
+	Failures *sweepFailures
+}
+
+// sweepFailures are the totals of a run's failures section: requests
+// failed, calls made again and failed reads recomputed, and the leases'
+// counts over every leased pool, in the order of failureMetrics.
+type sweepFailures [len(failureMetrics)]uint64
+
+// failureMetrics name the totals of sweepFailures: the columns of runs.csv
+// and metrics of summary.csv after `stuck`, for a program that can fail a
+// request.
+var failureMetrics = [...]string{"failed_requests", "retries", "recomputes", "expired", "late_reads", "failed_reads", "lost", "stranded"}
+
+// failuresOf totals a report's failures section; nil without one.
+func failuresOf(f *interp.Failures) *sweepFailures {
+	if f == nil {
+		return nil
+	}
+	t := sweepFailures{f.Requests, f.Retries, f.Recomputes}
+	for _, l := range f.Leases {
+		for k, n := range []uint64{l.Expired, l.LateReads, l.FailedReads, l.Lost, l.Stranded} {
+			t[3+k] += n
+		}
+	}
+	return &t
 }
 
 type sweepObs struct {
@@ -317,6 +344,7 @@ func (c *sweepCmd) spec(e *env) (*sweepSpec, error) {
 	for _, g := range prog.Gauges {
 		spec.cols.gauges = append(spec.cols.gauges, g.Name)
 	}
+	spec.cols.failures = prog.Builtin.Failed != 0
 	src, err := os.ReadFile(c.File)
 	if err != nil {
 		return nil, &loadError{file: c.File, err: err}
@@ -595,6 +623,7 @@ func runOne(ctx context.Context, spec *sweepSpec, ld *sweepLoader, j int) (*swee
 		row.Rejected += rep.Pools[i].Rejected
 		row.Stuck += rep.Pools[i].Stuck
 	}
+	row.Failures = failuresOf(rep.Failures)
 	return row, true
 }
 

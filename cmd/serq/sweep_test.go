@@ -714,7 +714,7 @@ func exampleSweepArgs(t *testing.T, path string) []string {
 // (inputs, ranges, seeds, shards, metrics), run here at a horizon of 1 with
 // one seed.
 func TestSweepExamples(t *testing.T) {
-	for _, f := range []string{"study.sh", "slurm-array.sh", "indexed-job.yaml"} {
+	for _, f := range []string{"study.sh", "lease.sh", "slurm-array.sh", "indexed-job.yaml"} {
 		t.Run(f, func(t *testing.T) {
 			args := exampleSweepArgs(t, filepath.Join("../../examples/sweeps", f))
 			for k := range args {
@@ -774,4 +774,99 @@ func TestCommonRandomNumbers(t *testing.T) {
 		arrivals("2", "50", "Lambda=0.6") == arrivals("3", "50", "Lambda=0.6") {
 		t.Errorf("seeds 1, 2 and 3 give the same arrivals")
 	}
+}
+
+// TestSweepFailures: a program that can fail a request has the failures
+// totals in its rows (runs.csv, runs.json), each what `serq run --json`
+// reports summed over the leased pools, as metrics of summary.csv, and
+// through a sharded sweep's merge byte for byte.
+func TestSweepFailures(t *testing.T) {
+	const incident = "../../examples/faults/incident.sq"
+	args := func(out string, extra ...string) []string {
+		return append([]string{incident, "--vary", "lease=10,30", "--seeds", "1-2", "--horizon", "200", "--warmup", "20", "--out", out}, extra...)
+	}
+	dir := t.TempDir()
+	sweepOK(t, args(dir)...)
+	files := readDir(t, dir)
+	recs := readCSV(t, files[sweepRunsCSV])
+	head := recs[0]
+	tail := "rejected,stuck,failed_requests,retries,recomputes,expired,late_reads,failed_reads,lost,stranded,error"
+	if got := strings.Join(head[len(head)-11:], ","); got != tail {
+		t.Fatalf("runs.csv ends with %s, want %s", got, tail)
+	}
+	var rows []map[string]any
+	dec := json.NewDecoder(strings.NewReader(files[sweepRunsJSON]))
+	dec.UseNumber()
+	if err := dec.Decode(&rows); err != nil {
+		t.Fatal(err)
+	}
+	late := map[string]int64{}
+	for i, row := range rows {
+		lease, seed := row["inputs"].(map[string]any)["lease"].(json.Number).String(), row["seed"].(json.Number).String()
+		code, js, errs := serq(t, "run", incident, "--json", "--horizon", "200", "--warmup", "20", "--seed", seed, "--set", "lease="+lease)
+		if code != 0 {
+			t.Fatalf("serq run: exit %d: %s", code, errs)
+		}
+		var rep struct {
+			Failures struct {
+				Requests, Retries, Recomputes int64
+				Leases                        []struct {
+					Expired     int64
+					LateReads   int64 `json:"late_reads"`
+					FailedReads int64 `json:"failed_reads"`
+					Lost        int64
+					Stranded    int64
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(js), &rep); err != nil {
+			t.Fatal(err)
+		}
+		f := rep.Failures
+		want := []int64{f.Requests, f.Retries, f.Recomputes, 0, 0, 0, 0, 0}
+		for _, l := range f.Leases {
+			for k, n := range []int64{l.Expired, l.LateReads, l.FailedReads, l.Lost, l.Stranded} {
+				want[3+k] += n
+			}
+		}
+		for k, m := range failureMetrics {
+			w := strconv.FormatInt(want[k], 10)
+			if got := row[m].(json.Number).String(); got != w {
+				t.Errorf("row %d %s: runs.json %s, serq run --json %s", i, m, got, w)
+			}
+			if got := recs[i+1][len(head)-9+k]; got != w {
+				t.Errorf("row %d %s: runs.csv %s, serq run --json %s", i, m, got, w)
+			}
+		}
+		late[lease] += want[4]
+	}
+	// The incident's point: a 10 s lease is read after it expired far more
+	// often than a 30 s one.
+	if late["10"] <= late["30"] || late["30"] == 0 {
+		t.Errorf("late reads over two seeds: lease 10 %d, lease 30 %d", late["10"], late["30"])
+	}
+	for _, m := range failureMetrics {
+		if !strings.Contains(files[sweepSummary], ",10,"+m+",2,") {
+			t.Errorf("summary.csv has no %s at lease 10:\n%s", m, files[sweepSummary])
+		}
+	}
+	// Two shards merged are the sweep.
+	var dirs []string
+	for i := range 2 {
+		d := t.TempDir()
+		sweepOK(t, args(d, "--shard", fmt.Sprintf("%d/2", i))...)
+		dirs = append(dirs, d)
+	}
+	merged := filepath.Join(t.TempDir(), "merged")
+	if code, _, errs := serq(t, append([]string{"sweep", "merge", "--out", merged}, dirs...)...); code != 0 {
+		t.Fatalf("merge: exit %d, %s", code, errs)
+	}
+	got := readDir(t, merged)
+	for _, f := range sweepFiles {
+		if got[f] != files[f] {
+			t.Errorf("merged %s differs from the unsharded one:\n%s\nwant\n%s", f, got[f], files[f])
+		}
+	}
+	// --metric late_reads is a metric to plot.
+	sweepOK(t, args(t.TempDir(), "--plot", "--metric", "late_reads")...)
 }

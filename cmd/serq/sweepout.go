@@ -28,9 +28,11 @@ const (
 )
 
 // sweepColumns are the observes and gauges of the rows, each in the order
-// first met going through the rows in job order.
+// first met going through the rows in job order, and whether a row has
+// the failures totals.
 type sweepColumns struct {
 	obs, gauges []string
+	failures    bool
 }
 
 func columnsOf(rows []sweepRow) sweepColumns {
@@ -46,12 +48,14 @@ func columnsOf(rows []sweepRow) sweepColumns {
 				c.gauges = append(c.gauges, g.Name)
 			}
 		}
+		c.failures = c.failures || rows[i].Failures != nil
 	}
 	return c
 }
 
 // header is runs.csv's first line: point, the varied inputs, seed, four
-// columns per observe, one per gauge, rejected, stuck, error.
+// columns per observe, one per gauge, rejected, stuck, the failures
+// totals of a program that can fail a request, error.
 func (c sweepColumns) header(spec *sweepSpec) []string {
 	h := []string{"point"}
 	for _, v := range spec.Vary {
@@ -64,7 +68,11 @@ func (c sweepColumns) header(spec *sweepSpec) []string {
 	for _, g := range c.gauges {
 		h = append(h, g+".mean")
 	}
-	return append(h, "rejected", "stuck", "error")
+	h = append(h, "rejected", "stuck")
+	if c.failures {
+		h = append(h, failureMetrics[:]...)
+	}
+	return append(h, "error")
 }
 
 // writeSweepCSV writes runs.csv: floats as the text report's shortest
@@ -99,11 +107,20 @@ func writeSweepCSV(w io.Writer, spec *sweepSpec, rows []sweepRow) error {
 			rec = append(rec, formatFloat(r.Gauges[k].Mean))
 		}
 		if r.Err != "" {
-			rec = append(rec, "", "", r.Err)
+			rec = append(rec, "", "")
 		} else {
-			rec = append(rec, strconv.FormatUint(r.Rejected, 10), strconv.FormatUint(r.Stuck, 10), "")
+			rec = append(rec, strconv.FormatUint(r.Rejected, 10), strconv.FormatUint(r.Stuck, 10))
 		}
-		cw.Write(rec)
+		if cols.failures {
+			for k := range failureMetrics {
+				cell := ""
+				if r.Failures != nil {
+					cell = strconv.FormatUint(r.Failures[k], 10)
+				}
+				rec = append(rec, cell)
+			}
+		}
+		cw.Write(append(rec, r.Err))
 	}
 	cw.Flush()
 	return cw.Error()
@@ -112,6 +129,7 @@ func writeSweepCSV(w io.Writer, spec *sweepSpec, rows []sweepRow) error {
 // writeSweepJSON writes runs.json: an array with a row per line, keys in a
 // fixed order, non-finite floats as null (as `serq run --json` has them).
 func writeSweepJSON(w io.Writer, spec *sweepSpec, rows []sweepRow) error {
+	failures := columnsOf(rows).failures
 	var j rptJSON
 	j.raw("[")
 	for i := range rows {
@@ -156,11 +174,24 @@ func writeSweepJSON(w io.Writer, spec *sweepSpec, rows []sweepRow) error {
 		}
 		j.raw("}")
 		if r.Err != "" {
-			j.raw(`,"rejected":null,"stuck":null,"error":`)
-			j.str(r.Err)
+			j.raw(`,"rejected":null,"stuck":null`)
 		} else {
 			j.uintField("rejected", r.Rejected)
 			j.uintField("stuck", r.Stuck)
+		}
+		if failures {
+			for k, m := range failureMetrics {
+				if r.Failures == nil {
+					j.raw(`,"` + m + `":null`)
+				} else {
+					j.uintField(m, r.Failures[k])
+				}
+			}
+		}
+		if r.Err != "" {
+			j.raw(`,"error":`)
+			j.str(r.Err)
+		} else {
 			j.raw(`,"error":null`)
 		}
 		j.raw("}")
@@ -182,7 +213,7 @@ type sweepStat struct {
 }
 
 // metricNames are the summary's metrics: each observe's count, mean and
-// p99, each gauge's mean, rejected and stuck.
+// p99, each gauge's mean, rejected and stuck, and the failures totals.
 func (c sweepColumns) metricNames() []string {
 	var m []string
 	for _, o := range c.obs {
@@ -191,7 +222,11 @@ func (c sweepColumns) metricNames() []string {
 	for _, g := range c.gauges {
 		m = append(m, g+".mean")
 	}
-	return append(m, "rejected", "stuck")
+	m = append(m, "rejected", "stuck")
+	if c.failures {
+		m = append(m, failureMetrics[:]...)
+	}
+	return m
 }
 
 // metricValue is row r's value of metric m; ok is false when the run has
@@ -205,6 +240,12 @@ func metricValue(r *sweepRow, m string) (float64, bool) {
 		return float64(r.Rejected), true
 	case "stuck":
 		return float64(r.Stuck), true
+	}
+	if k := slices.Index(failureMetrics[:], m); k >= 0 {
+		if r.Failures == nil {
+			return 0, false
+		}
+		return float64(r.Failures[k]), true
 	}
 	dot := len(m) - 1
 	for dot >= 0 && m[dot] != '.' {
