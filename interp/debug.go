@@ -50,7 +50,7 @@ type WhyLine struct {
 func (s *Sim) Why(serial uint64) []WhyLine {
 	root := s.liveSession(serial)
 	if root == nil {
-		return nil
+		return s.whyLeftBehind(serial)
 	}
 	saved := s.err
 	defer func() { s.err = saved }()

@@ -450,6 +450,22 @@ func (s *Sim) readsFrom(t *session, m int32) bool {
 	return ok && s.poolMember[p] == m
 }
 
+// readsPool reports whether t (or a leg of its session) is reading pool p
+// now: its job is the flow of a read of p.
+func (s *Sim) readsPool(t *session, p int) bool {
+	for _, x := range append([]*session{rootOf(t)}, s.legsOf(rootOf(t))...) {
+		if !s.readingNow(x) {
+			continue
+		}
+		if rf := x.readingFrame(); rf != nil {
+			if q, ok := s.member(&rf.st.Reading.Source, x, false); ok && q == p {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // readingFrame is the innermost reading entry's frame, nil if none.
 func (ss *session) readingFrame() *frame {
 	for i := len(ss.frames) - 1; i >= 0; i-- {

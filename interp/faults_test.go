@@ -410,3 +410,43 @@ func TestFaultsCheckpointResume(t *testing.T) {
 		})
 	}
 }
+
+// A lease that expires while its read is under way: the read goes on over
+// blocks the source freed, a read after expiry (the read runs from 21 to
+// 22, the lease ends at 21.5).
+func TestLeaseExpiresMidRead(t *testing.T) {
+	r, evs := faultRun(t, faultFixture("lease kv (20.5)", "on expiry read", 20, ""), 100)
+	wantTimes(t, evs, "lease expired", "21.5 P.kv[0]")
+	wantTimes(t, evs, "read after expiry of", "21.5 P.kv[0]")
+	if l := leaseRow(t, r, "P.kv[0]"); l != (interp.LeaseRow{Pool: "P.kv[0]", Granted: 1, Expired: 1, LateReads: 1}) {
+		t.Errorf("lease row %+v", l)
+	}
+}
+
+// The why of a session that ended, leaving a lease behind, explains the
+// lease: whose it was, why it was left, who renewed it and when it ends.
+func TestWhyOfALeaseLeftBehind(t *testing.T) {
+	// the lease's first end, 31, is an event: it finds the end moved to 41
+	prog := pdLoad(t, faultFixture("lease kv (30) renew every (5) for (20)", "", 50, "faults { D down at (23); }"))
+	sim, err := interp.New(prog, interp.Options{Horizon: 100, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sim.Now() < 30 && sim.Step() {
+	}
+	var got []string
+	for _, l := range sim.Why(0) {
+		got = append(got, strings.Repeat("  ", l.Depth)+l.Text)
+	}
+	want := []string{
+		"session 0 has ended; a lease it left behind lives on",
+		"  a lease on P.kv[0]: 10 units since t=1 (age 30 s)",
+		"    left behind at t=23 by session 0 turn 1, whose request failed (`D[0]` down): no session owns it",
+		"    its reader D[0], which renewed it, is down since t=23: nothing renews it",
+		"    its last renewal was at t=21",
+		"    it expires at t=41, in 10 s, and frees 10 units",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("why:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -153,3 +153,23 @@ func (w *whyWriter) whyRead(t *session, d int) {
 			s.pools[p].m.Label, fmtTime(at))
 	}
 }
+
+// whyLeftBehind explains the leases a session that is no longer live left
+// behind (stranded): nil if it left none.
+func (s *Sim) whyLeftBehind(serial uint64) []WhyLine {
+	var out []WhyLine
+	for _, l := range s.stranded {
+		if l.strandSerial != serial {
+			continue
+		}
+		if out == nil {
+			out = append(out, WhyLine{Text: fmt.Sprintf("session %d has ended; a lease it left behind lives on", serial)})
+		}
+		out = append(out, WhyLine{Depth: 1, Text: fmt.Sprintf("a lease on %s: %s units since t=%s (age %s s)",
+			s.pools[l.pools[l.leased].pool].m.Label, fmtNum(l.pools[l.leased].alloc), fmtTime(l.leaseStart), fmtTime(s.now-l.leaseStart))})
+		for _, line := range s.leaseLife(l) {
+			out = append(out, WhyLine{Depth: 2, Text: line})
+		}
+	}
+	return out
+}

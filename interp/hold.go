@@ -475,6 +475,11 @@ func (s *Sim) leaseEnd(h *holdInst, gen uint32) {
 				root := rootOf(owner)
 				root.expired = append(root.expired, expiredLease{pool: int32(p), t: s.now})
 				s.traceDetail(owner, "lease expired", s.pools[p].m.Label, s.now-h.leaseStart, fmtNum(h.pools[h.leased].alloc)+" units")
+				if s.readsPool(owner, p) {
+					// the read under way goes on, over blocks now freed
+					s.pools[p].late++
+					s.traceDetail(owner, "read after expiry of", s.pools[p].m.Label, 0, "the lease expired during the read")
+				}
 			}
 			s.endLease(owner, h)
 			return
