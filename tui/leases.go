@@ -159,8 +159,9 @@ func (p *leasesPane) lines() []string {
 			p.rows, p.serial = append(p.rows, len(out)), append(p.serial, l.Session)
 			who := fmt.Sprintf("%s%s s%d t%d %s tok %s since %s", mark, flag, l.Session, l.Turn, fmtCount(l.Units), fmtDur(l.Age),
 				fmtStart(l.Start))
+			expires := ""
 			if l.Expires {
-				who += " · " + st.Warn.Render("expires in "+fmtDur(l.End-p.frame.snap.Time))
+				expires = st.Warn.Render("expires in "+fmtDur(l.End-p.frame.snap.Time)) + " "
 			}
 			waits := "→ waits: " + l.Waits
 			switch {
@@ -170,9 +171,13 @@ func (p *leasesPane) lines() []string {
 				waits += " · renewed by " + l.Renewer + " every " + fmtDur(l.Every)
 			}
 			if wide {
+				if expires != "" {
+					who += " · " + expires
+				}
 				out = append(out, who+" "+waits)
 			} else {
-				out = append(out, who, "    "+waits)
+				// narrow: the time left leads the second line, where it is not cut
+				out = append(out, who, "    "+expires+waits)
 			}
 		}
 	}
