@@ -3,6 +3,8 @@ package lang
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -15,8 +17,8 @@ type Instance struct {
 	Sets     []Override // input bindings, in file order
 	Horizon  *float64
 	Warmup   *float64
-	Seed     *float64
-	Arrivals *float64
+	Seed     *uint64 // an unsigned 64-bit integer, read exactly
+	Arrivals *uint64
 }
 
 // ReadInstance reads an instance file; read nil means [ReadSource].
@@ -55,6 +57,19 @@ func ReadInstance(path string, read func(string) ([]byte, error)) (*Instance, er
 				continue
 			}
 			for _, s := range it.Run.Settings {
+				if s.Name == "seed" || s.Name == "arrivals" {
+					n, ok := instanceCount(path, s.Value)
+					if !ok {
+						errorf(s.Value.Pos, "`%s` takes an unsigned 64-bit integer", s.Name)
+						continue
+					}
+					if want := settingRange(s.Name, float64(n)); want != "" {
+						errorf(s.Value.Pos, "`%s` must be %s, not %d", s.Name, want, n)
+						continue
+					}
+					*map[string]**uint64{"seed": &in.Seed, "arrivals": &in.Arrivals}[s.Name] = &n
+					continue
+				}
 				l := newLowerer(path, Options{})
 				v, _ := l.expr(s.Value, &scope{l: l, mom: momConst})
 				x, ok := v.IsConst()
@@ -62,7 +77,7 @@ func ReadInstance(path string, read func(string) ([]byte, error)) (*Instance, er
 					errorf(s.Value.Pos, "`%s` takes a number", s.Name)
 					continue
 				}
-				dst := map[string]**float64{"horizon": &in.Horizon, "warmup": &in.Warmup, "seed": &in.Seed, "arrivals": &in.Arrivals}[s.Name]
+				dst := map[string]**float64{"horizon": &in.Horizon, "warmup": &in.Warmup}[s.Name]
 				if dst == nil {
 					errorf(s.Pos, "`%s` is no run setting: they are horizon, warmup, seed and arrivals", s.Name)
 					continue
@@ -102,4 +117,23 @@ func settingRange(name string, x float64) string {
 		return "a whole number ≥ 1"
 	}
 	return ""
+}
+
+// instanceCount is a seed's or an arrivals' value: a literal whole number
+// read exactly as an unsigned 64-bit integer (a float64 would round
+// 9007199254740993), or a constant expression whose value is a whole
+// number that a float64 holds exactly (at most 2^53).
+func instanceCount(path string, e *syntax.Expr) (uint64, bool) {
+	if len(e.Tokens) == 1 {
+		if n, err := strconv.ParseUint(strings.ReplaceAll(e.Tokens[0].Value, "_", ""), 10, 64); err == nil {
+			return n, true
+		}
+	}
+	l := newLowerer(path, Options{})
+	v, _ := l.expr(e, &scope{l: l, mom: momConst})
+	x, ok := v.IsConst()
+	if len(l.errs) > 0 || !ok || x < 0 || x > 1<<53 || x != math.Trunc(x) {
+		return 0, false
+	}
+	return uint64(x), true
 }

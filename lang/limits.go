@@ -31,12 +31,24 @@ const (
 	MaxChoose = 4096
 )
 
+// The kinds of file lang reads (internal/safeio): a program, of any
+// name (`serq check prog`), a library, a .sq file, and an instance file,
+// of any name; each of at most [MaxSourceSize] bytes. An error quotes
+// lines of a .sq file only: `serq check /etc/shadow` says where and what,
+// and does not print the line.
+var (
+	SourceKind   = safeio.Kind{What: "a source file", Limit: MaxSourceSize, Quote: []string{".sq"}}
+	LibraryKind  = safeio.Kind{What: "a library", Exts: []string{".sq"}, Limit: MaxSourceSize, Quote: []string{".sq"}}
+	InstanceKind = SourceKind
+)
+
 // ReadSource reads a source file the way [Load] does when
 // [Options.ReadFile] is nil: a regular file of at most [MaxSourceSize]
-// bytes.
-func ReadSource(path string) ([]byte, error) {
-	return safeio.ReadFile(path, MaxSourceSize, "a source file")
-}
+// bytes ([SourceKind]).
+func ReadSource(path string) ([]byte, error) { return SourceKind.Read(path) }
+
+// ReadLibrary reads a library a `use` names ([LibraryKind]): a .sq file.
+func ReadLibrary(path string) ([]byte, error) { return LibraryKind.Read(path) }
 
 // Hints of the lowering limits.
 const (

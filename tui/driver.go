@@ -3,14 +3,15 @@ package tui
 import (
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
+	"github.com/serq/serq/lang"
 	"github.com/serq/serq/model"
 )
 
@@ -481,16 +482,22 @@ func (d *driver) source(pos model.Pos) string {
 	}
 	lines, ok := d.sources[pos.File]
 	if !ok {
-		if b, err := os.ReadFile(pos.File); err == nil {
+		if b, err := sourceKind.Read(pos.File); err == nil {
 			lines = strings.Split(string(b), "\n")
 		}
 		d.sources[pos.File] = lines
 	}
-	if pos.Line > len(lines) {
+	if pos.Line > len(lines) || !safeio.Quotable(lines[pos.Line-1]) {
 		return ""
 	}
 	return strings.TrimSpace(lines[pos.Line-1])
 }
+
+// sourceKind is a file whose lines the session pane shows: serQ source,
+// a .sq file of at most lang.MaxSourceSize bytes, read as serq reads
+// every file (internal/safeio). An IR's positions may name any file;
+// only a program's lines are shown, never /etc/shadow's.
+var sourceKind = safeio.Kind{What: "a source file", Exts: []string{".sq"}, Limit: lang.MaxSourceSize, Quote: []string{".sq"}}
 
 // seek moves the run with do and reports whether it went back; after going
 // back the log is cut to the new point and the replayed events are dropped.

@@ -44,14 +44,6 @@ func TestCLIDocsStateTheLimits(t *testing.T) {
 	}
 }
 
-// thousands writes n with commas: 100,000.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
 
 // TestCommentsCiteTheDocs keeps the code's citations true: every
 // `docs/NAME.md` a comment of a .go or .sq file names exists, every section

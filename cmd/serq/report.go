@@ -334,6 +334,7 @@ func (j *rptJSON) str(s string) {
 // are the file system's, unwrapped (the caller says "cannot write DIR: …").
 type dumpWriter struct {
 	b      safeio.Batch
+	unlock func() // the lock on DIR (safeio.LockDir), nil once released
 	obs    []*safeio.File // by observe
 	gauges []*safeio.File // by gauge
 	extra  []*safeio.File // faults/causes.csv and faults/leases.csv
@@ -360,11 +361,24 @@ func newDumpWriter(dir string, observes, gauges []string) (d *dumpWriter, err er
 			break
 		}
 	}
+	// The names are the program's: an IR may name an observe
+	// "../../etc/x"; each becomes a file name in DIR (safeio.FileNames).
+	obsFiles, err := safeio.FileNames("observe", observes, ".csv")
+	if err != nil {
+		return d, err
+	}
+	gaugeFiles, err := safeio.FileNames("gauge", gauges, ".csv")
+	if err != nil {
+		return d, err
+	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return d, err
 	}
-	for _, name := range observes {
-		f, err := d.b.Open(filepath.Join(dir, name+".csv"))
+	if d.unlock, err = safeio.LockDir(dir); err != nil { // another serq writing DIR is refused
+		return d, err
+	}
+	for _, name := range obsFiles {
+		f, err := d.b.Open(filepath.Join(dir, name))
 		if err != nil {
 			return d, err
 		}
@@ -385,8 +399,8 @@ func newDumpWriter(dir string, observes, gauges []string) (d *dumpWriter, err er
 	} else if !fi.IsDir() {
 		return d, fmt.Errorf("%s is not a directory (a symlink is not followed)", gdir)
 	}
-	for _, name := range gauges {
-		f, err := d.b.Open(filepath.Join(gdir, name+".csv"))
+	for _, name := range gaugeFiles {
+		f, err := d.b.Open(filepath.Join(gdir, name))
 		if err != nil {
 			return d, err
 		}
@@ -510,6 +524,7 @@ func (d *dumpWriter) commit(stop func() bool) error {
 		return err
 	}
 	d.made = nil
+	d.release()
 	return nil
 }
 
@@ -520,7 +535,17 @@ func (d *dumpWriter) abort() {
 		os.Remove(p)
 	}
 	d.made = nil
+	d.release()
 }
+
+// release lets go of DIR's lock.
+func (d *dumpWriter) release() {
+	if d.unlock != nil {
+		d.unlock()
+		d.unlock = nil
+	}
+}
+
 
 // writeDump writes the --dump files of a report that kept its samples and
 // change points (a run without Options.Lean).
