@@ -44,7 +44,6 @@ func TestCLIDocsStateTheLimits(t *testing.T) {
 	}
 }
 
-
 // TestCommentsCiteTheDocs keeps the code's citations true: every
 // `docs/NAME.md` a comment of a .go or .sq file names exists, every section
 // cited after it (`§4`, `§3.2`, `§3–4`) is a heading of that file, and so is

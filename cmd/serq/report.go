@@ -334,7 +334,7 @@ func (j *rptJSON) str(s string) {
 // are the file system's, unwrapped (the caller says "cannot write DIR: …").
 type dumpWriter struct {
 	b      safeio.Batch
-	unlock func() // the lock on DIR (safeio.LockDir), nil once released
+	unlock func()         // the lock on DIR (safeio.LockDir), nil once released
 	obs    []*safeio.File // by observe
 	gauges []*safeio.File // by gauge
 	extra  []*safeio.File // faults/causes.csv and faults/leases.csv
@@ -545,7 +545,6 @@ func (d *dumpWriter) release() {
 		d.unlock = nil
 	}
 }
-
 
 // writeDump writes the --dump files of a report that kept its samples and
 // change points (a run without Options.Lean).
