@@ -475,14 +475,15 @@ func notesOf(s *interp.Sim, notes []interp.PoolNote) []string {
 }
 
 // source is the text of the line at pos, trimmed, "" when the file
-// cannot be read.
+// cannot be read. An IR's positions may name any file: only the lines of
+// .sq files are shown (lang.SQKind), never /etc/shadow's.
 func (d *driver) source(pos model.Pos) string {
 	if pos.File == "" || pos.Line <= 0 {
 		return ""
 	}
 	lines, ok := d.sources[pos.File]
 	if !ok {
-		if b, err := sourceKind.Read(pos.File); err == nil {
+		if b, err := lang.SQKind.Read(pos.File); err == nil {
 			lines = strings.Split(string(b), "\n")
 		}
 		d.sources[pos.File] = lines
@@ -492,12 +493,6 @@ func (d *driver) source(pos model.Pos) string {
 	}
 	return strings.TrimSpace(lines[pos.Line-1])
 }
-
-// sourceKind is a file whose lines the session pane shows: serQ source,
-// a .sq file of at most lang.MaxSourceSize bytes, read as serq reads
-// every file (internal/safeio). An IR's positions may name any file;
-// only a program's lines are shown, never /etc/shadow's.
-var sourceKind = safeio.Kind{What: "a source file", Exts: []string{".sq"}, Limit: lang.MaxSourceSize, Quote: []string{".sq"}}
 
 // seek moves the run with do and reports whether it went back; after going
 // back the log is cut to the new point and the replayed events are dropped.

@@ -82,10 +82,13 @@ func (k Kind) Quotes(path string) bool { return slices.Contains(k.Quote, filepat
 // before the open, so that a FIFO is never opened (which would block),
 // and again on the open file. Errors are *os.PathError.
 func (k Kind) Open(path string) (*os.File, io.Reader, error) {
-	if !k.accepts(path) {
-		return nil, nil, &os.PathError{Op: "open", Path: path, Err: &WrongKindError{What: k.What, Exts: k.Exts}}
+	if err := k.Check(path, 0); err != nil {
+		return nil, nil, err
 	}
 	fi, err := os.Stat(path)
+	if pe, ok := err.(*os.PathError); ok {
+		pe.Op = "open" // what the caller asked for
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -101,6 +104,19 @@ func (k Kind) Open(path string) (*os.File, io.Reader, error) {
 		return nil, nil, &os.PathError{Op: "open", Path: path, Err: ErrNotRegular}
 	}
 	return f, LimitReader(f, k.Limit, k.What), nil
+}
+
+// Check checks a text of size bytes standing for the file at path (an
+// editor's unsaved document) against the kind: its name and its limit.
+// Errors are *os.PathError, as [Kind.Open]'s.
+func (k Kind) Check(path string, size int64) error {
+	switch {
+	case !k.accepts(path):
+		return &os.PathError{Op: "open", Path: path, Err: &WrongKindError{What: k.What, Exts: k.Exts}}
+	case size > k.Limit:
+		return &os.PathError{Op: "open", Path: path, Err: &TooLargeError{Limit: k.Limit, What: k.What}}
+	}
+	return nil
 }
 
 // Read reads the file at path as [Kind.Open] opens it.
