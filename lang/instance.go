@@ -124,10 +124,12 @@ func settingRange(name string, x float64) string {
 // 9007199254740993), or a constant expression whose value is a whole
 // number that a float64 holds exactly (at most 2^53).
 func instanceCount(path string, e *syntax.Expr) (uint64, bool) {
-	if len(e.Tokens) == 1 {
-		if n, err := strconv.ParseUint(strings.ReplaceAll(e.Tokens[0].Value, "_", ""), 10, 64); err == nil {
-			return n, true
-		}
+	var text strings.Builder
+	for _, t := range e.Tokens {
+		text.WriteString(t.Value)
+	}
+	if n, err := strconv.ParseUint(strings.ReplaceAll(strings.TrimSpace(text.String()), "_", ""), 10, 64); err == nil {
+		return n, true
 	}
 	l := newLowerer(path, Options{})
 	v, _ := l.expr(e, &scope{l: l, mom: momConst})

@@ -193,7 +193,7 @@ func mergeShards(dirs []string) (*sweepSpec, []sweepRow, error) {
 		seen[i] = dir
 		want := shardJobs(&sweepSpec{Vary: spec.Vary, Seeds: spec.Seeds, Shards: n}, i).n
 		if m.ShardRuns != want {
-			return nil, nil, usagef("%s: %s says shard %d/%d has %d runs; it has %d\nhelp: run that shard again", dir, sweepManifest, i, n, m.ShardRuns, want)
+			return nil, nil, usagef("%s: %s says shard %d/%d has %s; it has %d\nhelp: run that shard again", dir, sweepManifest, i, n, plural(m.ShardRuns, "run"), want)
 		}
 		if !m.Complete || m.Done != m.ShardRuns {
 			return nil, nil, usagef("shard %s is incomplete: %d of its %d runs done\nhelp: run that shard again to the end", dir, m.Done, m.ShardRuns)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/model"
 )
 
@@ -43,7 +44,7 @@ func Format(filename string, src []byte) ([]byte, error) {
 		// Formatting never changes whether a program loads: indentation
 		// could make a file loaded at 1 MiB one that no longer does.
 		return nil, &Error{Pos: model.Pos{File: filename},
-			Msg:  fmt.Sprintf("formatted, the file would be %d bytes, larger than %d, the limit for a source file (lang.MaxSourceSize)", size, MaxSourceSize),
+			Msg:  fmt.Sprintf("formatted, the file would be %d bytes, larger than %s, the limit for a source file", size, safeio.Size(MaxSourceSize)),
 			Hint: "the layout indents four spaces per bracket still open: write deeply nested expressions on fewer lines"}
 	}
 	return render(lines), nil
