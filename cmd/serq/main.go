@@ -535,6 +535,7 @@ func (c *drawCmd) Run(e *env) error {
 		out = draw.SVG(prog)
 	}
 	if c.Out != nil {
+		defer safeio.Guard()() // a signal leaves no temporary file
 		if err := safeio.WriteFile(*c.Out, out); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Out, err)}
 		}
@@ -722,6 +723,7 @@ func (c *tuiCmd) Run(e *env) error {
 		} else {
 			screen += "\n"
 		}
+		defer safeio.Guard()() // a signal leaves no temporary file
 		if err := safeio.WriteFile(*c.Screenshot, []byte(screen)); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Screenshot, err)}
 		}

@@ -38,7 +38,7 @@
 // replaced, never written through. The temporaries of every batch under
 // way are registered, so that [Guard] can remove them when a signal
 // (SIGINT, SIGTERM, SIGHUP, SIGQUIT) stops a command that has no handler
-// of its own, before the signal ends the process as it would have.
+// of its own, before it exits with 128 plus the signal's number.
 //
 // Names that come from a program (an observe's, a gauge's, a metric's)
 // become file names through [FileNames]: a character that is not a

@@ -13,10 +13,10 @@ var guardSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, 
 
 // Guard makes a signal that would end the process (SIGINT, SIGTERM,
 // SIGHUP, SIGQUIT) first remove the temporary files of every batch under
-// way, then end it as it would have (its default disposition: the exit
-// status says which signal). It is for the commands that have no signal
-// handler of their own (fmt, draw, sweep merge, tui --screenshot); the
-// returned function ends the guard.
+// way, then end it with status 128 plus the signal's number, as serq does
+// on every signal (docs/cli.md §3). It is for the commands that have no
+// signal handler of their own (fmt, draw, sweep merge, tui
+// --screenshot); the returned function ends the guard.
 func Guard() (stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, guardSignals...)
@@ -25,11 +25,11 @@ func Guard() (stop func()) {
 		select {
 		case sig := <-ch:
 			removeTemps()
-			signal.Reset(sig)
+			code := 1
 			if s, ok := sig.(syscall.Signal); ok {
-				syscall.Kill(os.Getpid(), s)
+				code = 128 + int(s)
 			}
-			select {} // the signal ends the process
+			os.Exit(code)
 		case <-done:
 		}
 	}()
