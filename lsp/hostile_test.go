@@ -226,3 +226,44 @@ func TestStreamLimits(t *testing.T) {
 		t.Errorf("128 MiB of garbage allocated %d MiB", n>>20)
 	}
 }
+
+// rwc is a client's whole input and a sink for the server's output.
+type rwc struct {
+	io.Reader
+}
+
+func (rwc) Write(p []byte) (int, error) { return len(p), nil }
+func (rwc) Close() error                { return nil }
+
+// FuzzStream serves any byte stream: the server never panics, and ends
+// when its input does, however the frames, headers, bodies, parameters
+// and edits are broken.
+func FuzzStream(f *testing.F) {
+	frame := func(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
+	open := `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///p.sq","languageId":"serq","version":1,"text":"use \"lib.sq\";\nfn main() { stage s : delay; workload { arrive none; } server { run s (cost(s, 1)); } }\n"}}}`
+	change := `{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///p.sq","version":2},"contentChanges":[{"range":{"start":{"line":1,"character":5},"end":{"line":1,"character":2}},"text":"x"},{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":3}},"text":"// "}]}}`
+	hover := `{"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///p.sq"},"position":{"line":1,"character":20}}}`
+	for _, s := range []string{
+		frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`) + frame(open) + frame(change) + frame(hover),
+		"garbage\r\n" + frame(open) + "Content-Length: 99999999999\r\n\r\n" + frame(hover),
+		"Content-Length: 5\r\nContent-Length: 3\r\n\r\n{}[]" + frame(`{"jsonrpc":"2.0","id":3,"method":"textDocument/completion","params":{"textDocument":{"uri":"file:///p.sq"},"position":{"line":0,"character":1}}}`),
+		frame(`{"jsonrpc":"2.0","id":4,"method":"textDocument/formatting","params":{"textDocument":{"uri":"file:///p.sq"}}}`) + frame(`{"jsonrpc":"2.0","method":"exit"}`),
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) > 64<<10 {
+			return
+		}
+		done := make(chan struct{})
+		go func() {
+			Serve(context.Background(), rwc{strings.NewReader(string(in))}, "test", io.Discard)
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the server did not end with its input")
+		}
+	})
+}
