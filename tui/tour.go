@@ -256,6 +256,9 @@ func (tp *tourParser) stop(n ast.Node) (Stop, error) {
 	if !ok {
 		return s, tp.errAt(n.GetToken(), "a stop is a mapping: `- at: 12.5` then `caption: …` indented under it", "a stop must be a mapping of keys")
 	}
+	if len(kvs) == 0 { // `{}`
+		return s, tp.errAt(n.GetToken(), "add `at: T` (a time), `event: N` or `when: EXPR` (a condition, as for :break)", "the stop does not say when it is")
+	}
 	tk := kvs[0].Key.GetToken()
 	s.Pos = model.Pos{File: tp.file, Line: tk.Position.Line, Col: tk.Position.Column}
 	var moment *ast.MappingValueNode
