@@ -395,7 +395,7 @@ func (s *server) didChange(ctx *glsp.Context, p *protocol.DidChangeTextDocumentP
 				s.refuse(ctx, p.TextDocument.URI, fmt.Sprintf("serq lsp: edit %d of a change ends (%d:%d) before it starts (%d:%d); the document was left as it was",
 					i+1, c.Range.End.Line+1, c.Range.End.Character+1, c.Range.Start.Line+1, c.Range.Start.Character+1))
 				return nil
-			case work > maxEditWork || size > maxMessage:
+			case work > maxEditWork || size > MaxMessage:
 				s.refuse(ctx, p.TextDocument.URI, fmt.Sprintf("serq lsp: a change of %d edits to a text of %d bytes is more than the server takes; the document was left as it was",
 					len(p.ContentChanges), len(text)))
 				return nil

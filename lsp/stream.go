@@ -20,7 +20,8 @@ import (
 // is at most maxHeaderLine bytes, the rest of a longer one (garbage
 // without a newline) is skipped as it comes.
 const (
-	maxMessage    = 8 << 20
+	// MaxMessage is the largest message body the server reads, in bytes.
+	MaxMessage    = 8 << 20
 	maxHeaderLine = 4 << 10
 )
 
@@ -110,7 +111,7 @@ func (s *stream) frame() ([]byte, error) {
 	if length < 0 {
 		return nil, nil
 	}
-	if length > maxMessage {
+	if length > MaxMessage {
 		if _, err := io.CopyN(io.Discard, s.r, length); err != nil {
 			return nil, err
 		}
@@ -135,11 +136,11 @@ func (s *stream) line() (string, error) {
 	return line, err
 }
 
-// tooLarge is a message past maxMessage, skipped.
+// tooLarge is a message past MaxMessage, skipped.
 type tooLarge struct{ n int64 }
 
 func (e *tooLarge) Error() string {
-	return fmt.Sprintf("a message of %d bytes, larger than %s, the limit: skipped", e.n, safeio.Size(maxMessage))
+	return fmt.Sprintf("a message of %d bytes, larger than %s, the limit: skipped", e.n, safeio.Size(MaxMessage))
 }
 
 // WriteObject writes obj as one framed message.

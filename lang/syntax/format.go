@@ -30,7 +30,11 @@ import (
 //     source's choice (`f(x)` is a call, `run s (w)` a clause);
 //   - comments are kept as written (trailing space removed), and the
 //     trailing `//` comments of consecutive lines start in one column, two
-//     spaces after the longest line's code.
+//     spaces after the longest line's code; a line whose code is wider
+//     than 100 columns (maxAlign) keeps its comment two spaces after it
+//     and sets no column for its neighbours';
+//   - a layout past [MaxSourceSize] is an error: formatting never makes a
+//     program that loads one that does not.
 func Format(filename string, src []byte) ([]byte, error) {
 	if _, err := Parse(filename, src); err != nil {
 		return nil, err
