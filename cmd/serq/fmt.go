@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -147,5 +148,17 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	return safeio.WriteFileMode(path, data, mode)
+	b := safeio.Batch{Mode: mode}
+	defer b.Abort()
+	if err := b.Create(path, func(w *bufio.Writer) error {
+		_, err := w.Write(data)
+		if err == nil && signalHook != nil {
+			w.Flush()
+			signalHook("fmt", nil) // the tests' signal, while the temporary file exists
+		}
+		return err
+	}); err != nil {
+		return err
+	}
+	return b.Commit()
 }

@@ -488,7 +488,7 @@ func (c *irCmd) Run(e *env) error {
 		return err
 	}
 	if c.InlineTrace {
-		if err := interp.InlineTrace(prog, safeio.OpenReader); err != nil {
+		if err := interp.InlineTrace(prog, interp.TraceKind.Opener()); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("--inline-trace: %w", err)}
 		}
 	}
@@ -590,7 +590,7 @@ func (c *runCmd) Run(e *env) error {
 		return err
 	}
 	opt := interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version, MaxLive: maxLive, NoFastPath: c.NoFastPath,
-		OpenTrace: safeio.OpenReader,
+		OpenTrace: interp.TraceKind.Opener(),
 		// the samples and change points are kept only for the charts of
 		// --plot; --dump writes them as the run goes
 		Lean: c.Plot == nil}

@@ -246,7 +246,7 @@ func (c *sweepCmd) Run(e *env) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
 	mine := shardJobs(spec, shard)
 	bar := newSweepBar(e.stderr, mine.n)
@@ -659,7 +659,7 @@ func runOne(ctx context.Context, spec *sweepSpec, ld *sweepLoader, j int) (*swee
 		row.Err = oneLine(err.Error())
 		return row, true
 	}
-	rep, err := interp.Run(ctx, prog, interp.Options{Horizon: spec.Horizon, Warmup: spec.Warmup, Seed: seed, Version: version, Lean: true, OpenTrace: safeio.OpenReader}) // a row needs the statistics alone
+	rep, err := interp.Run(ctx, prog, interp.Options{Horizon: spec.Horizon, Warmup: spec.Warmup, Seed: seed, Version: version, Lean: true, OpenTrace: interp.TraceKind.Opener()}) // a row needs the statistics alone
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, false
@@ -682,9 +682,10 @@ func runOne(ctx context.Context, spec *sweepSpec, ld *sweepLoader, j int) (*swee
 	return row, true
 }
 
-// oneLine joins an error's lines with "; " for a CSV cell.
+// oneLine joins an error's lines with "; " for a CSV cell, without
+// control characters (a program's strings quoted in it included).
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ; ")), " ")
+	return strings.Join(strings.Fields(strings.ReplaceAll(safeio.Printable(s), "\n", " ; ")), " ")
 }
 
 // pointLabel is "Lambda=0.6 thr=512".

@@ -129,15 +129,22 @@ func (k Kind) Read(path string) ([]byte, error) {
 	return io.ReadAll(r)
 }
 
-// OpenReader is [Kind.Open] of a kind that accepts any name and has no
-// limit of its own, as an io.ReadCloser: the opener serq gives the
-// interpreter for the traces a program names, which caps them itself.
-func OpenReader(path string) (io.ReadCloser, error) {
-	f, _, err := Kind{What: "a file", Limit: 1<<63 - 1}.Open(path)
-	if err != nil {
-		return nil, err
+// Opener is [Kind.Open] as a function that opens files of the kind as
+// io.ReadClosers that stop at its limit: the opener serq gives the
+// interpreter for the traces a program names.
+func (k Kind) Opener() func(path string) (io.ReadCloser, error) {
+	return func(path string) (io.ReadCloser, error) {
+		f, r, err := k.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		return readCloser{r, f}, nil
 	}
-	return f, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // ReadFile reads the regular file at path, of at most limit bytes, of

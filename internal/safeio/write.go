@@ -143,12 +143,8 @@ func (b *Batch) mode() os.FileMode {
 }
 
 // WriteFile writes one file as a batch of one.
-func WriteFile(path string, data []byte) error { return WriteFileMode(path, data, 0) }
-
-// WriteFileMode is [WriteFile] with the permissions mode (0: as
-// [Batch.Mode] 0).
-func WriteFileMode(path string, data []byte, mode os.FileMode) error {
-	b := Batch{Mode: mode}
+func WriteFile(path string, data []byte) error {
+	var b Batch
 	if err := b.Create(path, func(w *bufio.Writer) error {
 		_, err := w.Write(data)
 		return err
