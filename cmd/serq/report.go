@@ -490,8 +490,10 @@ func (d *dumpWriter) failures(dir string, f *interp.Failures) {
 	d.extra = append(d.extra, c, l)
 }
 
-// csvField quotes a CSV field that holds a comma, a quote or a line break.
+// csvField quotes a CSV field that holds a comma, a quote or a line break,
+// neutralised first as every CSV cell serq writes is (safeio.CSVCell).
 func csvField(s string) string {
+	s = safeio.CSVCell(s)
 	if !strings.ContainsAny(s, ",\"\n\r") {
 		return s
 	}
