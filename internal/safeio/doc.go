@@ -22,8 +22,9 @@
 //     claims its size is (a file that grows while read included).
 //
 // The kinds are declared where their limits live: lang (programs,
-// libraries, instances: lang.MaxSourceSize), interp (traces), tui
-// (tours), cmd/serq (IR, a sweep's shard files, fmt's inputs). The
+// instances, and the .sq files that are libraries, fmt's inputs and the
+// TUI's source lines: lang.MaxSourceSize), interp (traces), tui (tours),
+// cmd/serq (IR, a sweep's shard files). The
 // quoting rule is [Kind.Quotes]: an error quotes a line only from a file
 // of a kind that quotes and whose name the kind quotes (.sq source, .yaml
 // tours), and only a line that [Quotable] allows, so `serq check

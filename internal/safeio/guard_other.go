@@ -2,5 +2,5 @@
 
 package safeio
 
-// Guard guards nothing where signals cannot be raised again.
+// Guard guards nothing where there are no unix signals.
 func Guard() (stop func()) { return func() {} }
