@@ -693,7 +693,7 @@ func (c *tuiCmd) Run(e *env) error {
 	if s.warmup >= horizon {
 		return &loadError{file: c.File, err: fmt.Errorf("warmup %s is not below the horizon %s", *c.Warmup, horizonText)}
 	}
-	opts := tui.Options{Horizon: horizon, Warmup: s.warmup, Seed: s.seed, Version: version, Title: filepath.Base(c.File),
+	opts := tui.Options{Horizon: horizon, Warmup: s.warmup, Seed: s.seed, Version: version, Title: safeio.PrintableLine(filepath.Base(c.File)),
 		Breaks: c.Break}
 	if opts.Arrivals, err = arrivalsFlag(c.Arrivals); err != nil {
 		return err
@@ -1141,7 +1141,7 @@ func renderLoadError(w io.Writer, e *loadError) {
 		}
 		list = lang.ErrorList{{Pos: rerr.Pos, Msg: msg + " " + rerr.Msg}}
 	default:
-		fmt.Fprintf(w, "%s: %s\n", e.file, safeio.Printable(e.err.Error()))
+		fmt.Fprintf(w, "%s: %s\n", safeio.Printable(e.file), safeio.Printable(e.err.Error()))
 		return
 	}
 	for _, le := range list {

@@ -40,8 +40,8 @@ func rptAppendFloat(b []byte, x float64) []byte     { return report.AppendFloat(
 // newline: keys in the fixed order, non-finite floats as null, floats as
 // the shortest round-trip decimal without exponent, counters as integers,
 // `index` null for a single resource, `claims` only when there are claims.
-// The version and the claims' names and notes are JSON-escaped; observe,
-// gauge, stage and pool names are identifiers and written raw.
+// Every string is JSON-escaped: a name is an identifier in serQ source,
+// but an IR may name an observe `x","y` or `"}`.
 func writeJSON(w io.Writer, r *interp.Report) error {
 	var j rptJSON
 	j.raw(`{"serq_version":`)
@@ -62,7 +62,8 @@ func writeJSON(w io.Writer, r *interp.Report) error {
 		if i > 0 {
 			j.raw(",")
 		}
-		j.raw(`"` + o.Name + `":{"count":`)
+		j.str(o.Name)
+		j.raw(`:{"count":`)
 		j.uint(o.Count)
 		j.numField("mean", o.Mean)
 		j.numField("ci", o.CI)
@@ -76,7 +77,8 @@ func writeJSON(w io.Writer, r *interp.Report) error {
 		if i > 0 {
 			j.raw(",")
 		}
-		j.raw(`"` + g.Name + `":{"mean":`)
+		j.str(g.Name)
+		j.raw(`:{"mean":`)
 		j.num(g.Mean)
 		j.numField("ci", g.CI)
 		j.numField("min", g.Min)
@@ -120,7 +122,9 @@ func writeJSON(w io.Writer, r *interp.Report) error {
 		if i > 0 {
 			j.raw(",")
 		}
-		j.raw(`{"name":"` + s.Name + `","index":`)
+		j.raw(`{"name":`)
+		j.str(s.Name)
+		j.raw(`,"index":`)
 		j.index(s.Index)
 		j.numField("mean_number", s.MeanNumber)
 		j.numField("utilization", s.Utilization)
@@ -147,7 +151,9 @@ func writeJSON(w io.Writer, r *interp.Report) error {
 		if i > 0 {
 			j.raw(",")
 		}
-		j.raw(`{"name":"` + p.Name + `","index":`)
+		j.raw(`{"name":`)
+		j.str(p.Name)
+		j.raw(`,"index":`)
 		j.index(p.Index)
 		j.numField("mean_used", p.MeanUsed)
 		j.numField("mean_cached", p.MeanCached)
