@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
@@ -127,8 +128,8 @@ func FuzzTour(f *testing.F) {
 			return
 		}
 		for _, s := range tour.Stops {
-			if strings.ContainsAny(s.Caption+s.Name+tour.Title, "\x1b\x07\x9b") {
-				t.Fatalf("a control character passed: %q", s.Caption)
+			if text := s.Caption + s.Name + tour.Title; safeio.Printable(text) != text {
+				t.Fatalf("a control character passed: %q", text)
 			}
 		}
 	})
