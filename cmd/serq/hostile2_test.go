@@ -200,6 +200,11 @@ func TestSweepCSVCellsAreNeutralised(t *testing.T) {
 		b, _ := os.ReadFile(f)
 		os.WriteFile(f, []byte(strings.Replace(string(b), "lam", "=1+cmd|x", 1)), 0o644)
 	}
+	// … and a row's error cell (its last) made a formula.
+	b, _ = os.ReadFile("s/runs.csv")
+	rows2 := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	rows2[1] += `=cmd|' /C calc'!A0`
+	os.WriteFile("s/runs.csv", []byte(strings.Join(rows2, "\n")+"\n"), 0o644)
 	// The runs.csv header, written raw by the tamperer, reads back as the
 	// name; merged, it is neutralised again.
 	if code, _, stderr := serq(t, "sweep", "merge", "--out", "m", "s"); code != 0 {
@@ -211,7 +216,11 @@ func TestSweepCSVCellsAreNeutralised(t *testing.T) {
 			t.Errorf("%s's header: %s", f, head)
 		}
 	}
-	if b, _ := os.ReadFile("m/runs.json"); !strings.Contains(string(b), `"inputs":{"=1+cmd|x":2}`) {
-		t.Errorf("runs.json: %.200s", b)
+	if b, _ := os.ReadFile("m/runs.json"); !strings.Contains(string(b), `"inputs":{"=1+cmd|x":2}`) ||
+		!strings.Contains(string(b), `"error":"=cmd|' /C calc'!A0"`) {
+		t.Errorf("runs.json keeps no raw name or error: %.400s", b)
+	}
+	if b, _ := os.ReadFile("m/runs.csv"); !strings.Contains(string(b), ",'=cmd|' /C calc'!A0\n") {
+		t.Errorf("m/runs.csv:\n%s", b)
 	}
 }
