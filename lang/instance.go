@@ -58,16 +58,17 @@ func ReadInstance(path string, read func(string) ([]byte, error)) (*Instance, er
 			}
 			for _, s := range it.Run.Settings {
 				if s.Name == "seed" || s.Name == "arrivals" {
-					n, ok := instanceCount(path, s.Value)
-					if !ok {
-						errorf(s.Value.Pos, "`%s` takes an unsigned 64-bit integer", s.Name)
-						continue
+					n, x, ok := instanceCount(path, s.Value)
+					switch {
+					case ok && (s.Name == "seed" || n > 0):
+						*map[string]**uint64{"seed": &in.Seed, "arrivals": &in.Arrivals}[s.Name] = &n
+					case math.IsNaN(x):
+						errorf(s.Value.Pos, "`%s` takes a number", s.Name)
+					case settingRange(s.Name, x) != "" && x < 1<<53:
+						errorf(s.Value.Pos, "`%s` must be %s, not %s", s.Name, settingRange(s.Name, x), fmtNum(x))
+					default:
+						errorf(s.Value.Pos, "`%s` takes an unsigned 64-bit integer, in digits: at most 18446744073709551615", s.Name)
 					}
-					if want := settingRange(s.Name, float64(n)); want != "" {
-						errorf(s.Value.Pos, "`%s` must be %s, not %d", s.Name, want, n)
-						continue
-					}
-					*map[string]**uint64{"seed": &in.Seed, "arrivals": &in.Arrivals}[s.Name] = &n
 					continue
 				}
 				l := newLowerer(path, Options{})
@@ -119,23 +120,27 @@ func settingRange(name string, x float64) string {
 	return ""
 }
 
-// instanceCount is a seed's or an arrivals' value: a literal whole number
-// read exactly as an unsigned 64-bit integer (a float64 would round
-// 9007199254740993), or a constant expression whose value is a whole
-// number that a float64 holds exactly (at most 2^53).
-func instanceCount(path string, e *syntax.Expr) (uint64, bool) {
+// instanceCount is a seed's or an arrivals' value n: a literal whole
+// number read exactly as an unsigned 64-bit integer (a float64 would
+// round 9007199254740993), or a constant expression whose value is a
+// whole number that a float64 holds exactly (at most 2^53). Otherwise ok
+// is false and x is the expression's value, NaN if it has none.
+func instanceCount(path string, e *syntax.Expr) (n uint64, x float64, ok bool) {
 	var text strings.Builder
 	for _, t := range e.Tokens {
 		text.WriteString(t.Value)
 	}
 	if n, err := strconv.ParseUint(strings.ReplaceAll(strings.TrimSpace(text.String()), "_", ""), 10, 64); err == nil {
-		return n, true
+		return n, float64(n), true
 	}
 	l := newLowerer(path, Options{})
 	v, _ := l.expr(e, &scope{l: l, mom: momConst})
-	x, ok := v.IsConst()
-	if len(l.errs) > 0 || !ok || x < 0 || x > 1<<53 || x != math.Trunc(x) {
-		return 0, false
+	x, isConst := v.IsConst()
+	if len(l.errs) > 0 || !isConst {
+		return 0, math.NaN(), false
 	}
-	return uint64(x), true
+	if x < 0 || x > 1<<53 || x != math.Trunc(x) {
+		return 0, x, false
+	}
+	return uint64(x), x, true
 }
