@@ -147,12 +147,6 @@ type readCloser struct {
 	io.Closer
 }
 
-// ReadFile reads the regular file at path, of at most limit bytes, of
-// any name; what names the kind of file in a [TooLargeError].
-func ReadFile(path string, limit int64, what string) ([]byte, error) {
-	return Kind{What: what, Limit: limit}.Read(path)
-}
-
 // LimitReader reads r and fails with a [TooLargeError] once more than
 // limit bytes have come.
 func LimitReader(r io.Reader, limit int64, what string) io.Reader {
