@@ -289,6 +289,10 @@ func readRunsCSV(dir string, spec *sweepSpec, want int) ([]sweepRow, error) {
 		return nil, bad(1, "not the header of a sweep's runs")
 	}
 	metricCols := head[nv+2 : len(head)-nt]
+	seedIndex := make(map[uint64]int, len(spec.Seeds)) // a lookup per row, not a scan: up to 1,000,000 each
+	for i, s := range spec.Seeds {
+		seedIndex[s] = i
+	}
 	var rows []sweepRow
 	for line := 2; ; line++ {
 		rec, err := read()
@@ -306,8 +310,8 @@ func readRunsCSV(dir string, spec *sweepSpec, want int) ([]sweepRow, error) {
 			return nil, bad(line, "bad point "+rec[0])
 		}
 		seed, err := parseCount(rec[nv+1])
-		s := slices.Index(spec.Seeds, seed)
-		if err != nil || s < 0 {
+		s, ok := seedIndex[seed]
+		if err != nil || !ok {
 			return nil, bad(line, "bad seed "+rec[nv+1])
 		}
 		row := sweepRow{Job: p*len(spec.Seeds) + s, Err: rec[len(rec)-1]}
