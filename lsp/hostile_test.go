@@ -128,21 +128,17 @@ func TestDocumentLimit(t *testing.T) {
 	checkInitialize(t, c)
 	path := filepath.Join(t.TempDir(), "big.sq")
 	text := strings.Repeat("let a = 1;\n", 2<<20/11)
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
+	start := allocated()
 	got := c.open(path, text)
 	want := "1:1: cannot read: larger than 1 MiB, the limit for a source file"
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("diagnostics %q, want %q", got, want)
 	}
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
 	// Parsed, a text of this size would allocate far more (participle's
 	// parse of a 140 KB program allocates 214 MB); its bytes, JSON-encoded
 	// and decoded on both sides of the pipe, some tens of MiB (more under
 	// the race detector).
-	if n := after.TotalAlloc - before.TotalAlloc; n > 256<<20 {
+	if n := allocated() - start; n > 256<<20 {
 		t.Errorf("opening a 2 MiB document allocated %d MiB", n>>20)
 	}
 	var edits []protocol.TextEdit
@@ -168,18 +164,14 @@ func TestChangeWithReversedRanges(t *testing.T) {
 		changes = append(changes, map[string]any{"range": map[string]any{
 			"start": map[string]any{"line": 0, "character": 90}, "end": map[string]any{"line": 0, "character": 2}}, "text": ""})
 	}
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
+	start := allocated()
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": pathURI(path), "version": 2}, "contentChanges": changes})
 	got := messages(c.diagnostics(pathURI(path)))
 	want := "1:1: serq lsp: edit 1 of a change ends (1:3) before it starts (1:91); the document was left as it was\nhint: the server syncs documents whole; close and reopen the document"
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("diagnostics %q, want %q", got, want)
 	}
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
+	if n := allocated() - start; n > 16<<20 {
 		t.Errorf("the change allocated %d MiB", n>>20)
 	}
 	// The text is as it was: one of each symbol, where a doubled text has
@@ -207,9 +199,7 @@ func TestStreamLimits(t *testing.T) {
 	defer b.Close()
 	r := bufio.NewReader(b)
 	chunk := []byte(strings.Repeat("x", 1<<20))
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
+	start := allocated()
 	go func() {
 		for range 64 {
 			b.Write(chunk)
@@ -229,11 +219,18 @@ func TestStreamLimits(t *testing.T) {
 	if m := readFrame(t, r); m["id"] != 1.0 || m["result"] == nil {
 		t.Errorf("initialize after the garbage: %v", m)
 	}
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
+	if n := allocated() - start; n > 16<<20 {
 		t.Errorf("128 MiB of garbage allocated %d MiB", n>>20)
 	}
+}
+
+// allocated is the bytes the process has allocated so far, after a
+// collection.
+func allocated() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.TotalAlloc
 }
 
 // rwc is a client's whole input and a sink for the server's output.
