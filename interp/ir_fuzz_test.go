@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/serq/serq/draw"
-	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/internal/testutil"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
@@ -50,7 +49,7 @@ func irSeeds(f *testing.F) [][]byte {
 	}
 	p, err = lang.LoadSource(filepath.Join(dir, "trace.sq"), []byte(testutil.TraceProgram), lang.Options{Lib: lib.FS})
 	if err == nil {
-		err = interp.InlineTrace(p, safeio.OpenReader)
+		err = interp.InlineTrace(p, interp.TraceKind.Opener())
 	}
 	if err != nil {
 		f.Fatal(err)

@@ -59,6 +59,11 @@ type Opener func(path string) (io.ReadCloser, error)
 // MaxTraceSize caps a trace file, in bytes.
 const MaxTraceSize = 256 << 20
 
+// TraceKind is a trace as serq reads it (internal/safeio): a regular .csv
+// file of at most [MaxTraceSize] bytes. TraceKind.Opener() is the
+// [Options.OpenTrace] of serq's commands.
+var TraceKind = safeio.Kind{What: "a trace", Exts: []string{".csv"}, Limit: MaxTraceSize}
+
 // cellText quotes a cell in an error if it is short printable text, else
 // names it: a file that is not the CSV it should be is not echoed.
 func cellText(c string) string {

@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
 )
 
@@ -33,7 +32,7 @@ func TestTraceOrdered(t *testing.T) {
 		t.Fatal(err)
 	}
 	prog := loadInline(t, filepath.Join(dir, "t.sq"), src)
-	rep, err := interp.Run(context.Background(), prog, interp.Options{Horizon: 100, Seed: 1, OpenTrace: safeio.OpenReader})
+	rep, err := interp.Run(context.Background(), prog, interp.Options{Horizon: 100, Seed: 1, OpenTrace: interp.TraceKind.Opener()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +59,7 @@ func TestTraceErrors(t *testing.T) {
 	}
 	src := "fn main() { stage svc : fifo; workload { arrive batch(1); trace \"t.csv\"; } server { run svc (cost(svc, new)); } }\n"
 	prog := loadInline(t, filepath.Join(dir, "t.sq"), src)
-	_, err := interp.New(prog, interp.Options{Horizon: 10, Seed: 1, OpenTrace: safeio.OpenReader})
+	_, err := interp.New(prog, interp.Options{Horizon: 10, Seed: 1, OpenTrace: interp.TraceKind.Opener()})
 	want := filepath.Join(dir, "t.csv") + `:2:3: "x" is not a number`
 	if err == nil || err.Error() != want {
 		t.Errorf("New error = %v, want %s", err, want)
@@ -74,7 +73,7 @@ func TestTraceErrorCause(t *testing.T) {
 	dir := t.TempDir()
 	src := "fn main() { stage svc : fifo; workload { arrive batch(1); trace \"missing.csv\"; } server { run svc (cost(svc, new)); } }\n"
 	prog := loadInline(t, filepath.Join(dir, "t.sq"), src)
-	_, err := interp.New(prog, interp.Options{Horizon: 10, Seed: 1, OpenTrace: safeio.OpenReader})
+	_, err := interp.New(prog, interp.Options{Horizon: 10, Seed: 1, OpenTrace: interp.TraceKind.Opener()})
 	var te *interp.TraceError
 	if !errors.As(err, &te) || !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("New error = %#v, want a TraceError wrapping fs.ErrNotExist", err)

@@ -16,7 +16,7 @@ type Options struct {
 	// Lib is the embedded standard library: a `use "…/lib/NAME.sq"` whose
 	// file cannot be read is served from Lib's NAME.sq. May be nil.
 	Lib fs.FS
-	// ReadFile reads source files; nil means os.ReadFile.
+	// ReadFile reads source files; nil means [ReadSource].
 	ReadFile func(path string) ([]byte, error)
 	// Sets bind `args.number` inputs, in command-line order (the last wins).
 	Sets []Override

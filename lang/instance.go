@@ -3,6 +3,8 @@ package lang
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -15,8 +17,8 @@ type Instance struct {
 	Sets     []Override // input bindings, in file order
 	Horizon  *float64
 	Warmup   *float64
-	Seed     *float64
-	Arrivals *float64
+	Seed     *uint64 // an unsigned 64-bit integer, read exactly
+	Arrivals *uint64
 }
 
 // ReadInstance reads an instance file; read nil means [ReadSource].
@@ -55,6 +57,20 @@ func ReadInstance(path string, read func(string) ([]byte, error)) (*Instance, er
 				continue
 			}
 			for _, s := range it.Run.Settings {
+				if s.Name == "seed" || s.Name == "arrivals" {
+					n, x, ok := instanceCount(path, s.Value)
+					switch {
+					case ok && (s.Name == "seed" || n > 0):
+						*map[string]**uint64{"seed": &in.Seed, "arrivals": &in.Arrivals}[s.Name] = &n
+					case math.IsNaN(x):
+						errorf(s.Value.Pos, "`%s` takes a number", s.Name)
+					case settingRange(s.Name, x) != "" && x < 1<<53:
+						errorf(s.Value.Pos, "`%s` must be %s, not %s", s.Name, settingRange(s.Name, x), fmtNum(x))
+					default:
+						errorf(s.Value.Pos, "`%s` takes an unsigned 64-bit integer, in digits: at most 18446744073709551615", s.Name)
+					}
+					continue
+				}
 				l := newLowerer(path, Options{})
 				v, _ := l.expr(s.Value, &scope{l: l, mom: momConst})
 				x, ok := v.IsConst()
@@ -62,7 +78,7 @@ func ReadInstance(path string, read func(string) ([]byte, error)) (*Instance, er
 					errorf(s.Value.Pos, "`%s` takes a number", s.Name)
 					continue
 				}
-				dst := map[string]**float64{"horizon": &in.Horizon, "warmup": &in.Warmup, "seed": &in.Seed, "arrivals": &in.Arrivals}[s.Name]
+				dst := map[string]**float64{"horizon": &in.Horizon, "warmup": &in.Warmup}[s.Name]
 				if dst == nil {
 					errorf(s.Pos, "`%s` is no run setting: they are horizon, warmup, seed and arrivals", s.Name)
 					continue
@@ -102,4 +118,29 @@ func settingRange(name string, x float64) string {
 		return "a whole number ≥ 1"
 	}
 	return ""
+}
+
+// instanceCount is a seed's or an arrivals' value n: a literal whole
+// number read exactly as an unsigned 64-bit integer (a float64 would
+// round 9007199254740993), or a constant expression whose value is a
+// whole number that a float64 holds exactly (at most 2^53). Otherwise ok
+// is false and x is the expression's value, NaN if it has none.
+func instanceCount(path string, e *syntax.Expr) (n uint64, x float64, ok bool) {
+	var text strings.Builder
+	for _, t := range e.Tokens {
+		text.WriteString(t.Value)
+	}
+	if n, err := strconv.ParseUint(strings.ReplaceAll(strings.TrimSpace(text.String()), "_", ""), 10, 64); err == nil {
+		return n, float64(n), true
+	}
+	l := newLowerer(path, Options{})
+	v, _ := l.expr(e, &scope{l: l, mom: momConst})
+	x, isConst := v.IsConst()
+	if len(l.errs) > 0 || !isConst {
+		return 0, math.NaN(), false
+	}
+	if x < 0 || x > 1<<53 || x != math.Trunc(x) {
+		return 0, x, false
+	}
+	return uint64(x), x, true
 }

@@ -16,8 +16,9 @@ import (
 // deployment needs, and the message says how to write the program within
 // it.
 const (
-	// MaxSourceSize caps a program, library or instance file, in bytes.
-	MaxSourceSize = 1 << 20
+	// MaxSourceSize caps a program, library or instance file, in bytes;
+	// `serq fmt` lays no program out past it.
+	MaxSourceSize = syntax.MaxSourceSize
 	// MaxExprDepth caps how deeply a lowered expression nests, its defs
 	// expanded.
 	MaxExprDepth = 1000
@@ -31,12 +32,25 @@ const (
 	MaxChoose = 4096
 )
 
+// The kinds of serQ source (internal/safeio), each of at most
+// [MaxSourceSize] bytes: a program or an instance file, of any name
+// (`serq check prog`), and a .sq file: a library, what `serq fmt`
+// rewrites and what the TUI's session pane shows. An error quotes lines
+// of a .sq file only: `serq check /etc/shadow` says where and what, and
+// does not print the line.
+var (
+	SourceKind   = safeio.Kind{What: "a source file", Limit: MaxSourceSize, Quote: []string{".sq"}}
+	SQKind       = safeio.Kind{What: "a source file", Exts: []string{".sq"}, Limit: MaxSourceSize, Quote: []string{".sq"}}
+	InstanceKind = SourceKind
+)
+
 // ReadSource reads a source file the way [Load] does when
 // [Options.ReadFile] is nil: a regular file of at most [MaxSourceSize]
-// bytes.
-func ReadSource(path string) ([]byte, error) {
-	return safeio.ReadFile(path, MaxSourceSize, "a source file")
-}
+// bytes ([SourceKind]).
+func ReadSource(path string) ([]byte, error) { return SourceKind.Read(path) }
+
+// ReadLibrary reads a library a `use` names ([SQKind]): a .sq file.
+func ReadLibrary(path string) ([]byte, error) { return SQKind.Read(path) }
 
 // Hints of the lowering limits.
 const (

@@ -3,7 +3,6 @@ package lsp
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -128,9 +127,12 @@ func library(from, rel string, read func(string) ([]byte, error), seen map[strin
 	if rel == "std/args" {
 		return nil
 	}
-	p := filepath.Join(filepath.Dir(from), filepath.FromSlash(rel))
-	if seen[p] {
-		return nil
+	p := filepath.FromSlash(rel)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(from), p)
+	}
+	if filepath.Ext(p) != ".sq" || seen[p] {
+		return nil // `use "secret.txt"` reads nothing, as in lang.Load
 	}
 	seen[p] = true
 	src, err := read(p)
@@ -582,12 +584,18 @@ func firstLine(s string) string {
 	return strings.TrimRight(s, " {")
 }
 
-// readOverlay reads a file from the open documents, else the disk.
+// readOverlay reads a library as `serq check` does (lang.ReadLibrary: a
+// regular .sq file of at most lang.MaxSourceSize bytes), the text of an
+// open document standing for the file's, unsaved edits and all: an open
+// document is read by the same rules as the file it stands for.
 func readOverlay(open func(string) (string, bool)) func(string) ([]byte, error) {
 	return func(p string) ([]byte, error) {
 		if s, ok := open(filepath.Clean(p)); ok {
+			if err := lang.SQKind.Check(p, int64(len(s))); err != nil {
+				return nil, err
+			}
 			return []byte(s), nil
 		}
-		return os.ReadFile(p)
+		return lang.ReadLibrary(p)
 	}
 }

@@ -41,8 +41,10 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"maps"
 	"net/url"
@@ -59,6 +61,7 @@ import (
 
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lang/syntax"
+	"github.com/serq/serq/model"
 )
 
 // Serve runs the server on rwc until the client exits or the input ends;
@@ -255,7 +258,14 @@ func (s *server) analyze(d *document, affected map[string]bool) {
 	for _, o := range s.docs {
 		asLib = asLib || o != d && o.path != d.path && o.a != nil && o.a.reads[d.path]
 	}
-	d.a = analyze(d.path, d.text, readOverlay(s.open), asLib)
+	// A document is a program as `serq check` reads it (lang.SourceKind):
+	// past its size limit it is not parsed, as the file would not be.
+	if err := lang.SourceKind.Check(d.path, int64(len(d.text))); err != nil {
+		d.a = &analysis{file: d.path, src: d.text, asLib: asLib, reads: map[string]bool{}, errs: []*lang.Error{
+			{Pos: model.Pos{File: d.path, Line: 1, Col: 1}, Msg: "cannot read: " + unwrapPath(err).Error()}}}
+	} else {
+		d.a = analyze(d.path, d.text, readOverlay(s.open), asLib)
+	}
 	if d.a.parsedOK {
 		d.parsed = d.a
 	}
@@ -354,6 +364,11 @@ func (s *server) didOpen(ctx *glsp.Context, p *protocol.DidOpenTextDocumentParam
 	return nil
 }
 
+// maxEditWork bounds the bytes a didChange's ranged edits go through
+// (each reads and copies the text): the server syncs documents whole, and
+// a client's thousands of edits to a large text would take minutes.
+const maxEditWork = 64 << 20
+
 func (s *server) didChange(ctx *glsp.Context, p *protocol.DidChangeTextDocumentParams) error {
 	s.mu.Lock()
 	text := ""
@@ -361,20 +376,64 @@ func (s *server) didChange(ctx *glsp.Context, p *protocol.DidChangeTextDocumentP
 		text = d.text
 	}
 	s.mu.Unlock()
-	for _, c := range p.ContentChanges {
+	work := 0
+	for i, c := range p.ContentChanges {
 		switch c := c.(type) {
 		case protocol.TextDocumentContentChangeEventWhole:
 			text = c.Text
 		case protocol.TextDocumentContentChangeEvent:
-			if c.Range != nil {
-				text = text[:offsetOf(text, c.Range.Start)] + c.Text + text[offsetOf(text, c.Range.End):]
-			} else {
+			if c.Range == nil {
 				text = c.Text
+				continue
 			}
+			// An edit whose range ends before it starts would copy the text
+			// between its ends twice: 22 of them double a text 22 times.
+			start, end := offsetOf(text, c.Range.Start), offsetOf(text, c.Range.End)
+			work += len(text) + len(c.Text)
+			switch size := len(text) - (end - start) + len(c.Text); {
+			case start > end:
+				s.refuse(ctx, p.TextDocument.URI, fmt.Sprintf("serq lsp: edit %d of a change ends (%d:%d) before it starts (%d:%d); the document was left as it was",
+					i+1, c.Range.End.Line+1, c.Range.End.Character+1, c.Range.Start.Line+1, c.Range.Start.Character+1))
+				return nil
+			case work > maxEditWork || size > MaxMessage:
+				s.refuse(ctx, p.TextDocument.URI, fmt.Sprintf("serq lsp: a change of %d edits to a text of %d bytes is more than the server takes; the document was left as it was",
+					len(p.ContentChanges), len(text)))
+				return nil
+			}
+			text = text[:start] + c.Text + text[end:]
 		}
 	}
 	s.update(ctx, p.TextDocument.URI, text)
 	return nil
+}
+
+// refuse leaves the document at uri as it was and says why on it, as a
+// diagnostic at its start beside its errors, until its next change.
+func (s *server) refuse(ctx *glsp.Context, uri, msg string) {
+	s.mu.Lock()
+	d, ok := s.docs[uriKey(uri)]
+	if !ok {
+		s.mu.Unlock()
+		return
+	}
+	n, a := *d, *d.a // new ones: a request may be reading the old
+	a.errs = append([]*lang.Error{{Pos: model.Pos{File: d.path, Line: 1, Col: 1}, Msg: msg,
+		Hint: "the server syncs documents whole; close and reopen the document"}}, d.a.errs...)
+	n.a = &a
+	n.diags = s.diagnostics(&n)
+	s.docs[n.key] = &n
+	notes := s.publish(map[string]bool{n.key: true})
+	s.mu.Unlock()
+	notify(ctx, notes)
+}
+
+// unwrapPath is a *fs.PathError's cause.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func (s *server) didSave(ctx *glsp.Context, p *protocol.DidSaveTextDocumentParams) error {
@@ -510,6 +569,9 @@ func (s *server) formatting(_ *glsp.Context, p *protocol.DocumentFormattingParam
 	d, ok := s.doc(p.TextDocument.URI)
 	if !ok {
 		return nil, nil
+	}
+	if err := lang.SourceKind.Check(d.path, int64(len(d.text))); err != nil {
+		return nil, fmt.Errorf("serq fmt: %v", unwrapPath(err))
 	}
 	out, err := syntax.Format(d.path, []byte(d.text))
 	if err != nil {

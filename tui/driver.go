@@ -3,14 +3,15 @@ package tui
 import (
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
+	"github.com/serq/serq/lang"
 	"github.com/serq/serq/model"
 )
 
@@ -474,19 +475,20 @@ func notesOf(s *interp.Sim, notes []interp.PoolNote) []string {
 }
 
 // source is the text of the line at pos, trimmed, "" when the file
-// cannot be read.
+// cannot be read. An IR's positions may name any file: only the lines of
+// .sq files are shown (lang.SQKind), never /etc/shadow's.
 func (d *driver) source(pos model.Pos) string {
 	if pos.File == "" || pos.Line <= 0 {
 		return ""
 	}
 	lines, ok := d.sources[pos.File]
 	if !ok {
-		if b, err := os.ReadFile(pos.File); err == nil {
+		if b, err := lang.SQKind.Read(pos.File); err == nil {
 			lines = strings.Split(string(b), "\n")
 		}
 		d.sources[pos.File] = lines
 	}
-	if pos.Line > len(lines) {
+	if pos.Line > len(lines) || !safeio.Quotable(lines[pos.Line-1]) {
 		return ""
 	}
 	return strings.TrimSpace(lines[pos.Line-1])

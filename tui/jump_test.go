@@ -14,6 +14,9 @@ import (
 // gauge's value and each observe's running mean as a straight run had
 // them then, the pools' trends unknown.
 func TestGotoForwardJumps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: 2000 s of the seed, stepped")
+	}
 	noView := viewReq{why: noSession, follow: noSession}
 	opt := interp.Options{Horizon: 2000, Seed: 1}
 	d, err := newDriver(seed(t), opt, 0)

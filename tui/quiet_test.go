@@ -47,6 +47,9 @@ func sameLog(t *testing.T, what string, live, got *driver) {
 // more than a ring of events, after quiet batches that follow a seek back,
 // and after a breakpoint (events checked one by one, still quiet).
 func TestQuietLogRebuilt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: 2000 s of the seed, stepped")
+	}
 	noView := viewReq{why: noSession, follow: noSession}
 	d, err := newDriver(seed(t), interp.Options{Horizon: 2000, Seed: 1}, 0)
 	if err != nil {

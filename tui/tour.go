@@ -14,6 +14,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 
+	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/internal/spell"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/model"
@@ -85,12 +86,27 @@ var stopKeys = []string{"name", "at", "event", "when", "caption", "show", "focus
 // *lang.Error at the file's line and column, with a hint; the first is
 // returned, as a lang.ErrorList.
 func LoadTour(path string, p *model.Program, horizon float64) (*Tour, error) {
-	src, err := os.ReadFile(path)
+	src, err := TourKind.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the tour %s: %w", path, unwrapPathErr(err))
 	}
 	return ParseTour(path, src, p, horizon)
 }
+
+// TourKind is a tour file as serq reads it (internal/safeio): a .yaml or
+// .yml file of at most [MaxTourSize] bytes, whose lines an error quotes.
+var TourKind = safeio.Kind{What: "a tour", Exts: []string{".yaml", ".yml"}, Limit: MaxTourSize, Quote: []string{".yaml", ".yml"}}
+
+// The tour's limits. A tour is a title and a list of stops, each a
+// mapping with a list of panes: four levels deep, a few kilobytes.
+const (
+	// MaxTourSize caps a tour file, in bytes.
+	MaxTourSize = 1 << 20
+	// MaxTourNesting caps how deeply a tour's YAML nests (block and flow
+	// collections within one another), checked before the YAML parser
+	// runs: its memory grows with the square of the depth.
+	MaxTourNesting = 16
+)
 
 func unwrapPathErr(err error) error {
 	var pe *os.PathError
@@ -140,6 +156,11 @@ func (tp *tourParser) errAt(tk *token.Token, hint, format string, args ...any) *
 }
 
 func (tp *tourParser) parse(src []byte) (*Tour, error) {
+	if line, col, ok := tooDeep(src, MaxTourNesting); !ok {
+		return nil, &lang.Error{Pos: model.Pos{File: tp.file, Line: line, Col: col},
+			Msg:  fmt.Sprintf("the tour nests deeper than %d levels, the limit", MaxTourNesting),
+			Hint: "a tour is `stops:` and a list of stops, each a mapping of keys with a list of panes"}
+	}
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
 		var ye yaml.Error
@@ -165,6 +186,7 @@ func (tp *tourParser) parse(src []byte) (*Tour, error) {
 			if t.Title, err = tp.str(kv.Value, "title"); err != nil {
 				return nil, err
 			}
+			t.Title = safeio.PrintableLine(t.Title)
 		case "stops":
 			stops = kv.Value
 		default:
@@ -234,6 +256,9 @@ func (tp *tourParser) stop(n ast.Node) (Stop, error) {
 	if !ok {
 		return s, tp.errAt(n.GetToken(), "a stop is a mapping: `- at: 12.5` then `caption: …` indented under it", "a stop must be a mapping of keys")
 	}
+	if len(kvs) == 0 { // `{}`
+		return s, tp.errAt(n.GetToken(), "add `at: T` (a time), `event: N` or `when: EXPR` (a condition, as for :break)", "the stop does not say when it is")
+	}
 	tk := kvs[0].Key.GetToken()
 	s.Pos = model.Pos{File: tp.file, Line: tk.Position.Line, Col: tk.Position.Column}
 	var moment *ast.MappingValueNode
@@ -248,9 +273,12 @@ func (tp *tourParser) stop(n ast.Node) (Stop, error) {
 		switch k {
 		case "name":
 			s.Name, err = tp.str(kv.Value, k)
+			s.Name = safeio.PrintableLine(s.Name)
 		case "caption":
+			// shown on the terminal and in a --record cast: no escape
+			// sequence of the file's reaches them
 			s.Caption, err = tp.str(kv.Value, k)
-			s.Caption = strings.TrimRight(s.Caption, "\n")
+			s.Caption = strings.TrimRight(safeio.Printable(s.Caption), "\n")
 		case "at", "event", "when":
 			if moment != nil {
 				return s, tp.errAt(kv.Key.GetToken(), "a stop has one of at (a time), event (a number) or when (a condition)",

@@ -271,7 +271,7 @@ func TestReportAtDoneEqualsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Horizon: *in.Horizon, Warmup: *in.Warmup, Seed: uint64(*in.Seed), Arrivals: uint64(*in.Arrivals), Version: "test"}
+	opts := Options{Horizon: *in.Horizon, Warmup: *in.Warmup, Seed: *in.Seed, Arrivals: *in.Arrivals, Version: "test"}
 	s, err := interp.New(p, interp.Options{Horizon: opts.Horizon, Warmup: opts.Warmup, Seed: opts.Seed, Arrivals: opts.Arrivals, Version: "test"})
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/model"
 )
@@ -249,7 +248,7 @@ func New(p *model.Program, opts Options) (*Model, error) {
 		m.nextID++
 	}
 	d, err := newDriver(p, interp.Options{Horizon: opts.Horizon, Warmup: opts.Warmup, Seed: opts.Seed, Version: opts.Version,
-		Arrivals: opts.Arrivals, OpenTrace: safeio.OpenReader},
+		Arrivals: opts.Arrivals, OpenTrace: interp.TraceKind.Opener()},
 		opts.CheckpointEvery)
 	if err != nil {
 		return nil, err

@@ -14,7 +14,9 @@ import (
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lang/syntax"
+	"github.com/serq/serq/lsp"
 	"github.com/serq/serq/model"
+	"github.com/serq/serq/tui"
 )
 
 // TestCLIDocsStateTheLimits keeps docs/cli.md's table of limits true of
@@ -34,6 +36,12 @@ func TestCLIDocsStateTheLimits(t *testing.T) {
 		"| 2^30 | `model.MaxServers` |",
 		fmt.Sprintf("| %s | `interp.MaxTraceSize` |", safeio.Size(interp.MaxTraceSize)),
 		fmt.Sprintf("| %s; `serq run --max-live N` | `interp.DefaultMaxLive` |", thousands(interp.DefaultMaxLive)),
+		fmt.Sprintf("| %s | `maxIRSize` (cmd/serq) |", safeio.Size(maxIRSize)),
+		fmt.Sprintf("| %s | `tui.MaxTourSize` |", safeio.Size(tui.MaxTourSize)),
+		fmt.Sprintf("| %d levels | `tui.MaxTourNesting` |", tui.MaxTourNesting),
+		fmt.Sprintf("| %s | `maxSweepRuns` (cmd/serq) |", thousands(maxSweepRuns)),
+		fmt.Sprintf("| %s, %s | `manifestKind`, `runsKind` (cmd/serq) |", safeio.Size(manifestKind.Limit), safeio.Size(runsKind.Limit)),
+		fmt.Sprintf("| %s | `lsp.MaxMessage` |", safeio.Size(lsp.MaxMessage)),
 	} {
 		if !strings.Contains(doc, row) {
 			t.Errorf("docs/cli.md lacks the row ending %q", row)
@@ -42,15 +50,6 @@ func TestCLIDocsStateTheLimits(t *testing.T) {
 	if model.MaxServers != 1<<30 {
 		t.Errorf("model.MaxServers = %d, the docs say 2^30", model.MaxServers)
 	}
-}
-
-// thousands writes n with commas: 100,000.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // TestCommentsCiteTheDocs keeps the code's citations true: every

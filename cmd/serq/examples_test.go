@@ -13,6 +13,9 @@ import (
 // behaviour anywhere shows up as a diff of numbers (go test ./cmd/serq
 // -update refreshes the goldens after an intended change).
 func TestExampleReports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: every example run to its golden report")
+	}
 	files := testutil.Examples(t, "../../examples")
 	for _, f := range files {
 		rel, _ := filepath.Rel("../../examples", f)

@@ -19,6 +19,9 @@ import (
 // chooses (testutil.ScanProgram). The interp package's
 // differential tests compare the runs step by step.
 func TestFastPathBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: every example run on both paths")
+	}
 	type run struct{ name, file string }
 	var runs []run
 	for _, f := range testutil.Examples(t, "../../examples") {

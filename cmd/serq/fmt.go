@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lang/syntax"
 )
@@ -64,7 +66,7 @@ func (c *fmtCmd) Run(e *env) error {
 			failed = append(failed, &loadError{file: path, err: errors.New("fmt expects a .sq file")})
 			continue
 		}
-		src, err := os.ReadFile(path)
+		src, err := lang.SQKind.Read(path)
 		var info fs.FileInfo
 		if err == nil {
 			info, err = os.Stat(path)
@@ -95,6 +97,7 @@ func (c *fmtCmd) Run(e *env) error {
 		return errReported
 	}
 	changed := false
+	defer safeio.Guard()() // a signal during the writes leaves no temporary file
 	for _, j := range jobs {
 		if bytes.Equal(j.src, j.out) {
 			continue
@@ -117,7 +120,7 @@ func (c *fmtCmd) Run(e *env) error {
 // stdin formats stdin to stdout.
 func (c *fmtCmd) stdin(e *env) error {
 	const name = "<stdin>"
-	src, err := io.ReadAll(fmtStdin)
+	src, err := io.ReadAll(safeio.LimitReader(fmtStdin, lang.MaxSourceSize, "a source file"))
 	if err != nil {
 		return &loadError{file: name, err: fmt.Errorf("cannot read: %w", err)}
 	}
@@ -136,34 +139,26 @@ func (c *fmtCmd) stdin(e *env) error {
 	return err
 }
 
-// writeAtomic replaces path (or the file a link at path names) by data: a
-// temporary file in the same directory, with the file's permissions,
-// renamed over it, so that a failure leaves the old file whole.
+// writeAtomic replaces path (or the file a link at path names) by data
+// with the permissions mode, as every output is written (safeio): a
+// temporary file in the same directory renamed over it, so that a
+// failure or a signal leaves the old file whole and no temporary.
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	// A symbolic link stays one: the file it names is replaced.
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".fmt-*")
-	if err != nil {
+	b := safeio.Batch{Mode: mode}
+	defer b.Abort()
+	if err := b.Create(path, func(w *bufio.Writer) error {
+		_, err := w.Write(data)
+		if err == nil && signalHook != nil {
+			w.Flush()
+			signalHook("fmt", nil) // the tests' signal, while the temporary file exists
+		}
+		return err
+	}); err != nil {
 		return err
 	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
+	return b.Commit()
 }

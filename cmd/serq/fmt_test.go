@@ -156,3 +156,33 @@ func TestFmtSymlink(t *testing.T) {
 		t.Errorf("a.sq through the link:\n%s", got)
 	}
 }
+
+// fmt padded the trailing comments of the lines after a 119 KB line to
+// its width: the file grew to 200 MB, which serq check then refused while
+// fmt --check said nothing. A comment after code wider than 100 columns
+// keeps to its line, and the short lines' comments share their own
+// column; the result loads, and fmt --check of it is clean.
+func TestFmtTrailingPad(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "p.sq")
+	long := "let a = " + strings.Repeat("1 + ", 30000) + "1; // long\n"
+	src := long + "let b = 2; // short\nlet bb = 2;   // shorter\n" +
+		"fn main() { stage s : delay; workload { arrive none; } server { run s (cost(s, 1)); } }\n"
+	os.WriteFile(p, []byte(src), 0o644)
+	if code, _, stderr := serq(t, "fmt", p); code != 0 {
+		t.Fatalf("fmt: exit %d, %s", code, stderr)
+	}
+	b, _ := os.ReadFile(p)
+	longOut := strings.Replace(long, "1; // long", "1;  // long", 1) // two spaces after its own code
+	want := longOut + "let b = 2;   // short\nlet bb = 2;  // shorter\n" +
+		"fn main() { stage s : delay; workload { arrive none; } server { run s (cost(s, 1)); } }\n"
+	if string(b) != want {
+		t.Errorf("formatted:\n%.300s\nwant:\n%.300s", b[min(len(b), len(longOut)-20):], want[len(longOut)-20:])
+	}
+	if code, _, stderr := serq(t, "fmt", "--check", p); code != 0 {
+		t.Errorf("fmt --check of fmt's output: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := serq(t, "check", p); code != 0 {
+		t.Errorf("check of fmt's output: exit %d, %s", code, stderr)
+	}
+}

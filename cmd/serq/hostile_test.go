@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,6 +29,11 @@ import (
 //	mkfifo: lib/fifo.sq              (optional, repeatable: a FIFO to make)
 //	symlink: out/a.csv -> ../victim  (optional, repeatable: a symlink to make)
 //	slow: why                        (optional: skipped with -short)
+//	writes: out                      (optional, repeatable: a path the
+//	                                  command may create or change; every
+//	                                  other file must stay as it was)
+//	made: out/d/x.csv                (optional, repeatable: with it, the
+//	                                  new entries are exactly these)
 //
 // and its files are written into a fresh directory, which becomes the
 // working directory. A file named NAME.tmpl is expanded as a text/template
@@ -86,7 +93,24 @@ func TestHostileCorpus(t *testing.T) {
 				}
 			}
 			t.Chdir(dir)
+			before := snapshot(t, dir)
 			code, stdout, stderr, alloc := runBounded(t, c.args)
+			after := snapshot(t, dir)
+			if err := unchanged(before, after, c.writes); err != nil {
+				t.Error(err)
+			}
+			if c.made != nil {
+				var made []string
+				for p := range after {
+					if _, ok := before[p]; !ok {
+						made = append(made, filepath.ToSlash(p))
+					}
+				}
+				slices.Sort(made)
+				if !slices.Equal(made, c.made) {
+					t.Errorf("made %q, want %q", made, c.made)
+				}
+			}
 			if code != c.exit {
 				t.Errorf("exit %d, want %d", code, c.exit)
 			}
@@ -117,6 +141,69 @@ type hostileCase struct {
 	slow           bool
 	fifos          []string
 	symlinks       [][2]string // name, target
+	writes         []string    // paths (files or directories) it may change
+	made           []string    // the entries it makes, sorted; nil: not checked
+}
+
+// snapshot is every entry under dir: a file's bytes, a symlink's target,
+// "dir" or "fifo".
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case d.Type()&os.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			out[rel] = "link " + target
+			return err
+		case d.IsDir():
+			out[rel] = "dir"
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(p)
+			out[rel] = "file " + string(b)
+			return err
+		default:
+			out[rel] = "special"
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// unchanged says which entry changed, appeared or went away, outside the
+// paths the command may write.
+func unchanged(before, after map[string]string, writes []string) error {
+	allowed := func(p string) bool {
+		for _, w := range writes {
+			if p == w || strings.HasPrefix(p, w+string(filepath.Separator)) {
+				return true
+			}
+		}
+		return false
+	}
+	var diffs []string
+	for p, b := range before {
+		if a, ok := after[p]; !allowed(p) && (!ok || a != b) {
+			diffs = append(diffs, p)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok && !allowed(p) {
+			diffs = append(diffs, p)
+		}
+	}
+	if len(diffs) > 0 {
+		slices.Sort(diffs)
+		return fmt.Errorf("it changed, made or removed what it must not: %s", strings.Join(diffs, ", "))
+	}
+	return nil
 }
 
 func readHostile(t *testing.T, file string) hostileCase {
@@ -147,6 +234,11 @@ func readHostile(t *testing.T, file string) hostileCase {
 				t.Fatalf("%s: %q: want NAME -> TARGET", file, line)
 			}
 			c.symlinks = append(c.symlinks, [2]string{name, target})
+		case "made":
+			c.made = append(c.made, val)
+			slices.Sort(c.made)
+		case "writes":
+			c.writes = append(c.writes, filepath.FromSlash(val))
 		case "alloc":
 			var mib uint64
 			mib, err = strconv.ParseUint(val, 10, 64)

@@ -23,6 +23,9 @@ func irOf(t *testing.T, f string, args ...string) string {
 // line and the figure are those of the source, and `serq ir` of the IR
 // prints it again unchanged.
 func TestIRExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: every example run from its IR")
+	}
 	files := testutil.Examples(t, "../../examples")
 	for _, f := range files {
 		rel, _ := filepath.Rel("../../examples", f)

@@ -58,6 +58,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -451,13 +452,35 @@ func (c *irCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	// The run settings given are recorded in the IR, for a run of it.
+	// The run settings given are recorded in the IR, for a run of it; an
+	// IR read back keeps those it recorded that no flag replaces.
 	if c.Horizon != nil || c.Warmup != nil || c.Seed != nil || c.Arrivals != nil {
-		if c.Horizon == nil {
+		horizonText, warmupText := "", "0"
+		if c.Horizon != nil {
+			horizonText = *c.Horizon
+		}
+		if c.Warmup != nil {
+			warmupText = *c.Warmup
+		}
+		if r := prog.Run; r != nil {
+			if c.Horizon == nil {
+				s.horizon, horizonText = r.Horizon, fmtSetting(r.Horizon)
+			}
+			if c.Warmup == nil {
+				s.warmup, warmupText = r.Warmup, fmtSetting(r.Warmup)
+			}
+			if c.Seed == nil {
+				s.seed = r.Seed
+			}
+			if c.Arrivals == nil {
+				s.arrivals = r.Arrivals
+			}
+		}
+		if horizonText == "" {
 			return &loadError{file: c.File, err: errors.New("no horizon: the IR records run settings with --horizon T")}
 		}
 		if s.warmup >= s.horizon {
-			return &loadError{file: c.File, err: fmt.Errorf("warmup %s is not below the horizon %s", *c.Warmup, *c.Horizon)}
+			return &loadError{file: c.File, err: fmt.Errorf("warmup %s is not below the horizon %s", warmupText, horizonText)}
 		}
 		prog.Run = &model.RunSettings{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals}
 	}
@@ -465,7 +488,7 @@ func (c *irCmd) Run(e *env) error {
 		return err
 	}
 	if c.InlineTrace {
-		if err := interp.InlineTrace(prog, safeio.OpenReader); err != nil {
+		if err := interp.InlineTrace(prog, interp.TraceKind.Opener()); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("--inline-trace: %w", err)}
 		}
 	}
@@ -512,6 +535,7 @@ func (c *drawCmd) Run(e *env) error {
 		out = draw.SVG(prog)
 	}
 	if c.Out != nil {
+		defer safeio.Guard()() // a signal leaves no temporary file
 		if err := safeio.WriteFile(*c.Out, out); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Out, err)}
 		}
@@ -566,7 +590,7 @@ func (c *runCmd) Run(e *env) error {
 		return err
 	}
 	opt := interp.Options{Horizon: s.horizon, Warmup: s.warmup, Seed: s.seed, Arrivals: s.arrivals, Version: version, MaxLive: maxLive, NoFastPath: c.NoFastPath,
-		OpenTrace: safeio.OpenReader,
+		OpenTrace: interp.TraceKind.Opener(),
 		// the samples and change points are kept only for the charts of
 		// --plot; --dump writes them as the run goes
 		Lean: c.Plot == nil}
@@ -669,7 +693,7 @@ func (c *tuiCmd) Run(e *env) error {
 	if s.warmup >= horizon {
 		return &loadError{file: c.File, err: fmt.Errorf("warmup %s is not below the horizon %s", *c.Warmup, horizonText)}
 	}
-	opts := tui.Options{Horizon: horizon, Warmup: s.warmup, Seed: s.seed, Version: version, Title: filepath.Base(c.File),
+	opts := tui.Options{Horizon: horizon, Warmup: s.warmup, Seed: s.seed, Version: version, Title: safeio.PrintableLine(filepath.Base(c.File)),
 		Breaks: c.Break}
 	if opts.Arrivals, err = arrivalsFlag(c.Arrivals); err != nil {
 		return err
@@ -677,8 +701,11 @@ func (c *tuiCmd) Run(e *env) error {
 	if c.Tour != nil {
 		t, err := tui.LoadTour(*c.Tour, prog, horizon)
 		if err != nil {
-			src, _ := os.ReadFile(*c.Tour)
-			return &loadError{file: *c.Tour, err: err, sources: map[string][]byte{*c.Tour: src}}
+			var sources map[string][]byte
+			if src, rerr := tui.TourKind.Read(*c.Tour); rerr == nil && tui.TourKind.Quotes(*c.Tour) {
+				sources = map[string][]byte{*c.Tour: src}
+			}
+			return &loadError{file: *c.Tour, err: err, sources: sources}
 		}
 		opts.Tour = t
 	}
@@ -696,6 +723,7 @@ func (c *tuiCmd) Run(e *env) error {
 		} else {
 			screen += "\n"
 		}
+		defer safeio.Guard()() // a signal leaves no temporary file
 		if err := safeio.WriteFile(*c.Screenshot, []byte(screen)); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Screenshot, err)}
 		}
@@ -710,14 +738,20 @@ func (c *tuiCmd) Run(e *env) error {
 	}
 	var term io.Writer = out
 	var cast *tui.Cast
+	// The cast is written as every output is (internal/safeio): to a
+	// temporary file beside it, renamed into place when the TUI ends (a
+	// signal included), a symlink at its name replaced, never written
+	// through.
+	var castFile *safeio.File
+	var castBatch safeio.Batch
+	defer castBatch.Abort()
 	if c.Record != nil {
-		f, err := os.Create(*c.Record)
+		castFile, err = castBatch.Open(*c.Record)
 		if err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Record, unwrapPath(err))}
 		}
-		defer f.Close()
 		w, h := tui.TerminalSize(out)
-		if cast, err = tui.NewCast(f, w, h, "serq tui "+filepath.Base(c.File), nil); err != nil {
+		if cast, err = tui.NewCast(castFile.W, w, h, "serq tui "+safeio.PrintableLine(filepath.Base(c.File)), nil); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Record, unwrapPath(err))}
 		}
 		term = tui.Record(out, cast)
@@ -733,7 +767,14 @@ func (c *tuiCmd) Run(e *env) error {
 	})
 	if cast != nil {
 		cast.Flush()
-		if cerr := cast.Err(); cerr != nil && err == nil {
+		cerr := cast.Err()
+		if cerr == nil {
+			cerr = castFile.Close()
+		}
+		if cerr == nil {
+			cerr = castBatch.Commit()
+		}
+		if cerr != nil && err == nil {
 			err = &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Record, unwrapPath(cerr))}
 		}
 	}
@@ -881,7 +922,11 @@ func (c *loadFlags) load(e *env) (*model.Program, error) {
 	}
 	opts.Sets = append(opts.Sets, args...)
 
-	src, err := lang.ReadSource(c.File)
+	read := lang.ReadSource
+	if isIR {
+		read = irKind.Read
+	}
+	src, err := read(c.File)
 	if err != nil {
 		var perr *fs.PathError
 		if errors.As(err, &perr) {
@@ -892,8 +937,14 @@ func (c *loadFlags) load(e *env) (*model.Program, error) {
 	if isIR {
 		return readIR(c.File, src)
 	}
-	sources := map[string][]byte{c.File: src}
+	sources := map[string][]byte{}
+	if lang.SourceKind.Quotes(c.File) {
+		sources[c.File] = src // else FILE's lines are not quoted
+	}
 	opts.ReadFile = func(p string) ([]byte, error) {
+		if p == c.File {
+			return src, nil
+		}
 		if b, ok := sources[p]; ok {
 			return b, nil
 		}
@@ -907,13 +958,55 @@ func (c *loadFlags) load(e *env) (*model.Program, error) {
 	if err != nil {
 		return nil, &loadError{file: c.File, err: err, sources: sources}
 	}
+	printableStrings(reflect.ValueOf(prog))
 	return prog, nil
+}
+
+// printableStrings drops the control characters of every string in v
+// (safeio.Printable): the names and texts of a program or an IR reach a
+// terminal, a cast and the reports, where an escape sequence in a claim's
+// name or an IR's observe name would be obeyed.
+func printableStrings(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			printableStrings(v.Elem())
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Field(i); f.CanSet() {
+				printableStrings(f)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+			return
+		}
+		for i := range v.Len() {
+			printableStrings(v.Index(i))
+		}
+	case reflect.String:
+		if s := v.String(); safeio.Printable(s) != s && v.CanSet() {
+			v.SetString(safeio.Printable(s))
+		}
+	}
 }
 
 // errIRBound refuses inputs for an IR file: `serq ir` folded its
 // constants, bound its inputs and expanded its defs.
 var errIRBound = errors.New("an IR file has its inputs bound already: --set, --def and program arguments do not apply\n" +
 	"help: pass them when producing the IR (serq ir … --set …)")
+
+// maxIRSize caps an IR file. An IR holds a program within the loader's
+// limits, its families expanded (the seed example at its largest,
+// 682 prefill and 682 decode instances, as its aggregates' 4096 terms
+// allow, prints 182 MiB), and may hold the sessions of a trace of up to
+// interp.MaxTraceSize inlined (each CSV byte up to about three bytes of
+// JSON): 1 GiB holds both.
+const maxIRSize = 1 << 30
+
+// irKind is FILE when it is IR: a .json file; its lines are not quoted.
+var irKind = safeio.Kind{What: "an IR file", Exts: []string{".json"}, Limit: maxIRSize}
 
 // readIR reads IR JSON as `serq ir` prints it and validates it, so that a
 // hand-edited or truncated file is an error and not a crash.
@@ -925,6 +1018,7 @@ func readIR(file string, src []byte) (*model.Program, error) {
 	if err := prog.Validate(); err != nil {
 		return nil, &loadError{file: file, err: err}
 	}
+	printableStrings(reflect.ValueOf(&prog))
 	return &prog, nil
 }
 
@@ -1047,7 +1141,7 @@ func renderLoadError(w io.Writer, e *loadError) {
 		}
 		list = lang.ErrorList{{Pos: rerr.Pos, Msg: msg + " " + rerr.Msg}}
 	default:
-		fmt.Fprintf(w, "%s: %v\n", e.file, e.err)
+		fmt.Fprintf(w, "%s: %s\n", safeio.Printable(e.file), safeio.Printable(e.err.Error()))
 		return
 	}
 	for _, le := range list {
@@ -1062,10 +1156,13 @@ func renderError(w io.Writer, e *loadError, le *lang.Error) {
 	if pos.File == "" {
 		pos.File = e.file
 	}
+	// The message may quote a tour's YAML or an IR's names: no control
+	// character reaches the terminal.
+	msg := safeio.Printable(le.Msg)
 	if pos.Line <= 0 {
-		fmt.Fprintf(w, "%s: %s\n", pos.File, le.Msg)
+		fmt.Fprintf(w, "%s: %s\n", safeio.Printable(pos.File), msg)
 	} else {
-		fmt.Fprintf(w, "%s: %s\n", pos, le.Msg)
+		fmt.Fprintf(w, "%s: %s\n", safeio.Printable(pos.String()), msg)
 		if line, ok := sourceLine(e, pos.File, pos.Line); ok {
 			line, col := snippet(line, pos.Col)
 			fmt.Fprintf(w, " | %s\n", line)
@@ -1075,10 +1172,10 @@ func renderError(w io.Writer, e *loadError, le *lang.Error) {
 		}
 	}
 	for _, n := range le.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", safeio.Printable(n))
 	}
 	if le.Hint != "" {
-		fmt.Fprintf(w, "hint: %s\n", le.Hint)
+		fmt.Fprintf(w, "hint: %s\n", safeio.Printable(le.Hint))
 	}
 }
 
@@ -1102,7 +1199,7 @@ func sourceLine(e *loadError, file string, n int) (string, bool) {
 		return "", false
 	}
 	line := string(bytes.TrimSuffix(lines[n-1], []byte("\r")))
-	if !quotable(line) {
+	if !safeio.Quotable(line) { // the package doc's quoting rule
 		return "", false
 	}
 	return line, true
@@ -1168,20 +1265,44 @@ func expandInstances(flags []string) ([]string, error) {
 		}
 		in, err := lang.ReadInstance(path, nil)
 		if err != nil {
-			src, _ := lang.ReadSource(path)
-			return nil, &loadError{file: path, err: err, sources: map[string][]byte{path: src}}
+			return nil, &loadError{file: path, err: err, sources: instanceSources(path)}
 		}
 		for _, s := range in.Sets {
 			out = append(out, "--set", s.Name+"="+s.Expr)
 		}
-		vals := map[string]*float64{"horizon": in.Horizon, "warmup": in.Warmup, "seed": in.Seed, "arrivals": in.Arrivals}
+		vals := map[string]string{}
+		for name, v := range map[string]*float64{"horizon": in.Horizon, "warmup": in.Warmup} {
+			if v != nil {
+				vals[name] = strconv.FormatFloat(*v, 'f', -1, 64)
+			}
+		}
+		for name, v := range map[string]*uint64{"seed": in.Seed, "arrivals": in.Arrivals} {
+			if v != nil {
+				vals[name] = strconv.FormatUint(*v, 10)
+			}
+		}
 		for _, name := range instanceSettings[cmd] {
-			if v := vals[name]; v != nil {
-				out = append(out, "--"+name, strconv.FormatFloat(*v, 'f', -1, 64))
+			if v, ok := vals[name]; ok {
+				out = append(out, "--"+name, v)
 			}
 		}
 	}
 	return out, nil
+}
+
+// instanceSources are the lines an instance file's error may quote: a .sq
+// file's, or one that parses as an instance file (its error is in a
+// value), never those of a file that is no instance at all
+// (`--instance /etc/shadow`).
+func instanceSources(path string) map[string][]byte {
+	src, err := lang.ReadSource(path)
+	if err != nil {
+		return nil
+	}
+	if _, err := syntax.ParseInstance(path, src); err != nil && !lang.InstanceKind.Quotes(path) {
+		return nil
+	}
+	return map[string][]byte{path: src}
 }
 
 // fmtSetting writes a recorded run setting as a flag would give it.

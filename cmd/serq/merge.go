@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/serq/serq/internal/safeio"
 )
 
 // sweepUsage is the usage line of `serq sweep`.
@@ -68,9 +70,17 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "serq sweep merge: %v\n", err)
 		return 1
 	}
+	// A signal while the files are written leaves no temporary behind,
+	// and DIR is refused while another serq writes it.
+	defer safeio.Guard()()
 	err = os.MkdirAll(out, 0o777)
+	var unlock func()
+	if err == nil {
+		unlock, err = safeio.LockDir(out)
+	}
 	if err == nil {
 		err = writeSweepDir(out, spec, "", rows, spec.runs())
+		unlock()
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "serq sweep merge: cannot write %s: %v\n", out, err)
@@ -103,9 +113,18 @@ type manifest struct {
 	Complete  bool     `json:"complete"`
 }
 
+// The files of a shard as merge reads them (internal/safeio): regular
+// files, of at most these sizes. A sweep is at most maxSweepRuns runs;
+// its manifest lists its values and seeds (20 bytes or so each), its
+// runs.csv has a row per run.
+var (
+	manifestKind = safeio.Kind{What: "a sweep's manifest", Exts: []string{".json"}, Limit: 64 << 20}
+	runsKind     = safeio.Kind{What: "a sweep's runs", Exts: []string{".csv"}, Limit: 1 << 30}
+)
+
 // readManifest reads dir/sweep.json.
 func readManifest(dir string) (*manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, sweepManifest))
+	b, err := manifestKind.Read(filepath.Join(dir, sweepManifest))
 	if err != nil {
 		return nil, usagef("%s is not a sweep's output: %v\nhelp: list directories written by serq sweep --shard i/n --out DIR", dir, err)
 	}
@@ -153,7 +172,7 @@ func mergeShards(dirs []string) (*sweepSpec, []sweepRow, error) {
 			for _, v := range m.Vary {
 				spec.Vary = append(spec.Vary, sweepVary{Name: v.Name, Values: v.Values})
 			}
-			if len(spec.Vary) == 0 || len(spec.Seeds) == 0 || spec.runs() != m.Runs {
+			if len(spec.Vary) == 0 || len(spec.Seeds) == 0 || spec.checkRuns() != nil || spec.runs() != m.Runs {
 				return nil, nil, usagef("%s: %s does not describe a sweep", dir, sweepManifest)
 			}
 		} else {
@@ -172,10 +191,14 @@ func mergeShards(dirs []string) (*sweepSpec, []sweepRow, error) {
 			return nil, nil, usagef("%s and %s are both shard %d/%d", other, dir, i, n)
 		}
 		seen[i] = dir
+		want := shardJobs(&sweepSpec{Vary: spec.Vary, Seeds: spec.Seeds, Shards: n}, i).n
+		if m.ShardRuns != want {
+			return nil, nil, usagef("%s: %s says shard %d/%d has %s; it has %d\nhelp: run that shard again", dir, sweepManifest, i, n, plural(m.ShardRuns, "run"), want)
+		}
 		if !m.Complete || m.Done != m.ShardRuns {
 			return nil, nil, usagef("shard %s is incomplete: %d of its %d runs done\nhelp: run that shard again to the end", dir, m.Done, m.ShardRuns)
 		}
-		got, err := readRunsCSV(dir, spec)
+		got, err := readRunsCSV(dir, spec, want)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -199,25 +222,60 @@ func mergeShards(dirs []string) (*sweepSpec, []sweepRow, error) {
 		return nil, nil, usagef("shard(s) %s of %d missing\nhelp: list the directory of every shard", strings.Join(missing, ", "), n)
 	}
 	slices.SortFunc(rows, func(a, b sweepRow) int { return a.Job - b.Job })
+	if err := exactlyTheJobs(spec, rows, dirs); err != nil {
+		return nil, nil, err
+	}
 	return spec, rows, nil
 }
 
-// readRunsCSV reads dir/runs.csv back into rows.
-func readRunsCSV(dir string, spec *sweepSpec) ([]sweepRow, error) {
+// exactlyTheJobs checks that rows, in job order, are the sweep's runs,
+// each once: a shard whose rows were doubled or lost (edited, or written
+// by another serq) is refused at its first duplicated or missing run.
+func exactlyTheJobs(spec *sweepSpec, rows []sweepRow, dirs []string) error {
+	label := func(j int) string {
+		p := j / len(spec.Seeds)
+		return fmt.Sprintf("run %d (point %d, %s, seed %d)", j, p, pointLabel(spec, p), spec.Seeds[j%len(spec.Seeds)])
+	}
+	for k := range rows {
+		switch j := rows[k].Job; {
+		case j > k:
+			return usagef("%s is in no shard's %s\nhelp: run its shard again", label(k), sweepRunsCSV)
+		case j < k:
+			return usagef("%s appears twice in the shards' %s\nhelp: run its shard again", label(j), sweepRunsCSV)
+		}
+	}
+	if len(rows) < spec.runs() {
+		return usagef("%s is in no shard's %s\nhelp: run its shard again", label(len(rows)), sweepRunsCSV)
+	}
+	return nil
+}
+
+// readRunsCSV reads dir/runs.csv back into rows, the raw values of its
+// neutralised cells (safeio.CSVValue); a file of more than want rows is
+// refused at the first past them.
+func readRunsCSV(dir string, spec *sweepSpec, want int) ([]sweepRow, error) {
 	path := filepath.Join(dir, sweepRunsCSV)
-	f, err := os.Open(path)
+	f, r, err := runsKind.Open(path)
 	if err != nil {
 		return nil, usagef("%s: %v", dir, err)
 	}
 	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) == 0 {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = false
+	read := func() ([]string, error) {
+		rec, err := cr.Read()
+		for i := range rec {
+			rec[i] = safeio.CSVValue(rec[i])
+		}
+		return rec, err
+	}
+	head, err := read()
+	if err != nil {
 		return nil, usagef("%s does not read as a sweep's runs: %v", path, err)
 	}
 	bad := func(line int, what string) error {
 		return usagef("%s:%d: %s", path, line, what)
 	}
-	head := recs[0]
 	nv := len(spec.Vary)
 	// The columns after the metrics: rejected, stuck, the failures totals
 	// of a program that can fail a request, error.
@@ -231,16 +289,29 @@ func readRunsCSV(dir string, spec *sweepSpec) ([]sweepRow, error) {
 		return nil, bad(1, "not the header of a sweep's runs")
 	}
 	metricCols := head[nv+2 : len(head)-nt]
+	seedIndex := make(map[uint64]int, len(spec.Seeds)) // a lookup per row, not a scan: up to 1,000,000 each
+	for i, s := range spec.Seeds {
+		seedIndex[s] = i
+	}
 	var rows []sweepRow
-	for ln, rec := range recs[1:] {
-		line := ln + 2
+	for line := 2; ; line++ {
+		rec, err := read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, usagef("%s does not read as a sweep's runs: %v", path, err)
+		}
+		if len(rows) == want {
+			return nil, bad(line, fmt.Sprintf("more rows than the shard's %d runs", want))
+		}
 		p, err := strconv.Atoi(rec[0])
 		if err != nil || p < 0 || p >= spec.points() {
 			return nil, bad(line, "bad point "+rec[0])
 		}
 		seed, err := parseCount(rec[nv+1])
-		s := slices.Index(spec.Seeds, seed)
-		if err != nil || s < 0 {
+		s, ok := seedIndex[seed]
+		if err != nil || !ok {
 			return nil, bad(line, "bad seed "+rec[nv+1])
 		}
 		row := sweepRow{Job: p*len(spec.Seeds) + s, Err: rec[len(rec)-1]}

@@ -7,6 +7,7 @@ package main
 // each observe's empirical CDF (docs/sweeps.md).
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -30,6 +31,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
 )
 
@@ -163,24 +165,34 @@ func writeSweepPlots(dir string, spec *sweepSpec, sum []sweepStat, metrics []str
 	if err := os.MkdirAll(pdir, 0o777); err != nil {
 		return err
 	}
+	var names []string
 	for _, m := range metrics {
+		names = append(names, plotFileName(m))
+	}
+	files, err := safeio.FileNames("metric", names, "")
+	if err != nil {
+		return err
+	}
+	var b safeio.Batch
+	defer b.Abort()
+	for i, m := range metrics {
 		p, err := sweepPlot(spec, sum, m)
 		if err != nil {
 			return err
 		}
-		if err := savePlot(p, filepath.Join(pdir, plotFileName(m)), true); err != nil {
+		if err := savePlot(&b, p, filepath.Join(pdir, files[i]), true); err != nil {
 			return err
 		}
 	}
-	return nil
+	return b.Commit()
 }
 
-// savePlot writes p as base.svg and base.png, 16 × 10 cm (the PNG at 150
-// dpi), each atomically. A legend (legend: p has one) is drawn right of the plot, outside the
+// savePlot adds p to the batch out as base.svg and base.png, 16 × 10 cm
+// (the PNG at 150 dpi). A legend (legend: p has one) is drawn right of the plot, outside the
 // data. In the SVG, each text names generic serif after the font its
 // width was measured in (Liberation Serif) and keeps that width
 // (textLength), so that a viewer without the font draws it no wider.
-func savePlot(p *plot.Plot, base string, legend bool) error {
+func savePlot(out *safeio.Batch, p *plot.Plot, base string, legend bool) error {
 	w, h := 16*vg.Centimeter, 10*vg.Centimeter
 	for _, format := range []string{"svg", "png"} {
 		var b bytes.Buffer
@@ -200,7 +212,10 @@ func savePlot(p *plot.Plot, base string, legend bool) error {
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(base+"."+format, b.Bytes()); err != nil {
+		if err := out.Create(base+"."+format, func(w *bufio.Writer) error {
+			_, err := w.Write(b.Bytes())
+			return err
+		}); err != nil {
 			return err
 		}
 	}
@@ -367,10 +382,32 @@ const maxPlotPoints = 2000
 // writeRunPlots writes DIR/gauge_<name>.svg/.png, a gauge's value over
 // time, and DIR/cdf_<name>.svg/.png, an observe's empirical CDF, for every
 // gauge and every observe with samples.
+//
+// The names are the program's, made file names that stay in DIR
+// (safeio.FileNames); the charts are written as one batch, renamed into
+// place together or not at all, with DIR locked against another serq.
 func writeRunPlots(dir, file string, r *interp.Report) error {
+	var names []string
+	for i := range r.Gauges {
+		names = append(names, "gauge_"+r.Gauges[i].Name)
+	}
+	for i := range r.Observes {
+		names = append(names, "cdf_"+r.Observes[i].Name)
+	}
+	files, err := safeio.FileNames("chart", names, "")
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
+	unlock, err := safeio.LockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	var b safeio.Batch
+	defer b.Abort()
 	base := filepath.Base(file)
 	for i := range r.Gauges {
 		g := &r.Gauges[i]
@@ -385,7 +422,7 @@ func writeRunPlots(dir, file string, r *interp.Report) error {
 		if err := addLine(p, pts); err != nil {
 			return err
 		}
-		if err := savePlot(p, filepath.Join(dir, "gauge_"+g.Name), false); err != nil {
+		if err := savePlot(&b, p, filepath.Join(dir, files[i]), false); err != nil {
 			return err
 		}
 	}
@@ -402,11 +439,11 @@ func writeRunPlots(dir, file string, r *interp.Report) error {
 		if err := addLine(p, cdfSeries(o.Samples)); err != nil {
 			return err
 		}
-		if err := savePlot(p, filepath.Join(dir, "cdf_"+o.Name), false); err != nil {
+		if err := savePlot(&b, p, filepath.Join(dir, files[len(r.Gauges)+i]), false); err != nil {
 			return err
 		}
 	}
-	return nil
+	return b.Commit()
 }
 
 // addLine draws pts as one line over a grid; the title names it.

@@ -40,8 +40,8 @@ func rptAppendFloat(b []byte, x float64) []byte     { return report.AppendFloat(
 // newline: keys in the fixed order, non-finite floats as null, floats as
 // the shortest round-trip decimal without exponent, counters as integers,
 // `index` null for a single resource, `claims` only when there are claims.
-// The version and the claims' names and notes are JSON-escaped; observe,
-// gauge, stage and pool names are identifiers and written raw.
+// Every string is JSON-escaped: a name is an identifier in serQ source,
+// but an IR may name an observe `x","y` or `"}`.
 func writeJSON(w io.Writer, r *interp.Report) error {
 	var j rptJSON
 	j.raw(`{"serq_version":`)
@@ -62,7 +62,8 @@ func writeJSON(w io.Writer, r *interp.Report) error {
 		if i > 0 {
 			j.raw(",")
 		}
-		j.raw(`"` + o.Name + `":{"count":`)
+		j.str(o.Name)
+		j.raw(`:{"count":`)
 		j.uint(o.Count)
 		j.numField("mean", o.Mean)
 		j.numField("ci", o.CI)
@@ -76,7 +77,8 @@ func writeJSON(w io.Writer, r *interp.Report) error {
 		if i > 0 {
 			j.raw(",")
 		}
-		j.raw(`"` + g.Name + `":{"mean":`)
+		j.str(g.Name)
+		j.raw(`:{"mean":`)
 		j.num(g.Mean)
 		j.numField("ci", g.CI)
 		j.numField("min", g.Min)
@@ -120,7 +122,9 @@ func writeJSON(w io.Writer, r *interp.Report) error {
 		if i > 0 {
 			j.raw(",")
 		}
-		j.raw(`{"name":"` + s.Name + `","index":`)
+		j.raw(`{"name":`)
+		j.str(s.Name)
+		j.raw(`,"index":`)
 		j.index(s.Index)
 		j.numField("mean_number", s.MeanNumber)
 		j.numField("utilization", s.Utilization)
@@ -147,7 +151,9 @@ func writeJSON(w io.Writer, r *interp.Report) error {
 		if i > 0 {
 			j.raw(",")
 		}
-		j.raw(`{"name":"` + p.Name + `","index":`)
+		j.raw(`{"name":`)
+		j.str(p.Name)
+		j.raw(`,"index":`)
 		j.index(p.Index)
 		j.numField("mean_used", p.MeanUsed)
 		j.numField("mean_cached", p.MeanCached)
@@ -334,6 +340,7 @@ func (j *rptJSON) str(s string) {
 // are the file system's, unwrapped (the caller says "cannot write DIR: …").
 type dumpWriter struct {
 	b      safeio.Batch
+	unlock func()         // the lock on DIR (safeio.LockDir), nil once released
 	obs    []*safeio.File // by observe
 	gauges []*safeio.File // by gauge
 	extra  []*safeio.File // faults/causes.csv and faults/leases.csv
@@ -360,11 +367,24 @@ func newDumpWriter(dir string, observes, gauges []string) (d *dumpWriter, err er
 			break
 		}
 	}
+	// The names are the program's: an IR may name an observe
+	// "../../etc/x"; each becomes a file name in DIR (safeio.FileNames).
+	obsFiles, err := safeio.FileNames("observe", observes, ".csv")
+	if err != nil {
+		return d, err
+	}
+	gaugeFiles, err := safeio.FileNames("gauge", gauges, ".csv")
+	if err != nil {
+		return d, err
+	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return d, err
 	}
-	for _, name := range observes {
-		f, err := d.b.Open(filepath.Join(dir, name+".csv"))
+	if d.unlock, err = safeio.LockDir(dir); err != nil { // another serq writing DIR is refused
+		return d, err
+	}
+	for _, name := range obsFiles {
+		f, err := d.b.Open(filepath.Join(dir, name))
 		if err != nil {
 			return d, err
 		}
@@ -385,8 +405,8 @@ func newDumpWriter(dir string, observes, gauges []string) (d *dumpWriter, err er
 	} else if !fi.IsDir() {
 		return d, fmt.Errorf("%s is not a directory (a symlink is not followed)", gdir)
 	}
-	for _, name := range gauges {
-		f, err := d.b.Open(filepath.Join(gdir, name+".csv"))
+	for _, name := range gaugeFiles {
+		f, err := d.b.Open(filepath.Join(gdir, name))
 		if err != nil {
 			return d, err
 		}
@@ -476,8 +496,10 @@ func (d *dumpWriter) failures(dir string, f *interp.Failures) {
 	d.extra = append(d.extra, c, l)
 }
 
-// csvField quotes a CSV field that holds a comma, a quote or a line break.
+// csvField quotes a CSV field that holds a comma, a quote or a line break,
+// neutralised first as every CSV cell serq writes is (safeio.CSVCell).
 func csvField(s string) string {
+	s = safeio.CSVCell(s)
 	if !strings.ContainsAny(s, ",\"\n\r") {
 		return s
 	}
@@ -510,6 +532,7 @@ func (d *dumpWriter) commit(stop func() bool) error {
 		return err
 	}
 	d.made = nil
+	d.release()
 	return nil
 }
 
@@ -520,6 +543,15 @@ func (d *dumpWriter) abort() {
 		os.Remove(p)
 	}
 	d.made = nil
+	d.release()
+}
+
+// release lets go of DIR's lock.
+func (d *dumpWriter) release() {
+	if d.unlock != nil {
+		d.unlock()
+		d.unlock = nil
+	}
 }
 
 // writeDump writes the --dump files of a report that kept its samples and

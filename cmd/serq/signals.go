@@ -18,7 +18,7 @@ var signalHook func(where string, in *interrupts)
 // errInterrupted abandons a dump once a signal has come.
 var errInterrupted = errors.New("interrupted")
 
-// interrupts catches SIGINT, SIGTERM and SIGHUP while `serq run`
+// interrupts catches SIGINT, SIGTERM, SIGHUP and SIGQUIT while `serq run`
 // simulates and writes: the run stops between events, a dump under way
 // is abandoned (its temporary files removed, the previous files kept),
 // and serq says so and exits 128 plus the signal's number.
@@ -36,7 +36,7 @@ func catchInterrupts() *interrupts {
 	if signalHook != nil {
 		catching = in
 	}
-	signal.Notify(in.ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(in.ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	go func() {
 		for sig := range in.ch {
 			in.got.CompareAndSwap(nil, &sig)
@@ -76,7 +76,7 @@ func (e *interruptedError) Error() string {
 }
 
 // code is the exit status of a process killed by the signal, as a shell
-// reports it: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.
+// reports it: 129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM.
 func (e *interruptedError) code() int {
 	if s, ok := e.sig.(syscall.Signal); ok {
 		return 128 + int(s)

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 				return
 			}
 			sent = true
-			num := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP}[sig]
+			num := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP, "QUIT": syscall.SIGQUIT}[sig]
 			syscall.Kill(os.Getpid(), num)
 			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 				if catching != nil && catching.stopped() {
@@ -82,7 +82,7 @@ func TestSignalStopsTheRun(t *testing.T) {
 	for _, c := range []struct {
 		sig  string
 		code int
-	}{{"INT", 130}, {"TERM", 143}, {"HUP", 129}} {
+	}{{"INT", 130}, {"TERM", 143}, {"HUP", 129}, {"QUIT", 131}} {
 		t.Run(c.sig, func(t *testing.T) {
 			dir := t.TempDir()
 			os.WriteFile(filepath.Join(dir, "p.sq"), []byte(long), 0o644)
@@ -127,5 +127,30 @@ func TestSignalDuringADumpKeepsThePreviousFiles(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "x.csv")); string(b) != "old x\n" {
 		t.Errorf("x.csv = %q, want the previous content", b)
+	}
+}
+
+// A SIGTERM during fmt's write left its temporary file (81–200 MB, when
+// fmt padded comments without bound) behind: the signal removes it, the
+// file stays as it was, and fmt exits 143.
+func TestSignalDuringFmtLeavesNoTemporary(t *testing.T) {
+	for _, c := range []struct {
+		sig  string
+		code int
+	}{{"TERM", 143}, {"INT", 130}, {"HUP", 129}, {"QUIT", 131}} {
+		dir := t.TempDir()
+		src := "fn main() {\nstage s : delay;\n}\n"
+		os.WriteFile(filepath.Join(dir, "p.sq"), []byte(src), 0o644)
+		code, stdout, errs := serqChild(t, dir, "fmt", c.sig, "fmt", "p.sq")
+		if code != c.code || stdout != "" || errs != "" {
+			t.Errorf("SIG%s: exit %d, stdout %q, stderr %q; want %d and nothing printed", c.sig, code, stdout, errs, c.code)
+		}
+		ents, _ := os.ReadDir(dir)
+		if len(ents) != 1 || ents[0].Name() != "p.sq" {
+			t.Errorf("SIG%s: the directory holds %v, want p.sq alone", c.sig, ents)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "p.sq")); string(b) != src {
+			t.Errorf("SIG%s: p.sq became %q", c.sig, b)
+		}
 	}
 }

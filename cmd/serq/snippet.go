@@ -1,10 +1,5 @@
 package main
 
-import (
-	"unicode"
-	"unicode/utf8"
-)
-
 // snippetWidth is the most characters of a source line an error quotes;
 // a longer line is cut around the column, each cut marked with "…", so
 // that a one-line program of megabytes does not flood stderr.
@@ -36,20 +31,4 @@ func snippet(line string, col int) (string, int) {
 		out += "…"
 	}
 	return out, col
-}
-
-// quotable reports whether an error may quote line: UTF-8 text without
-// control characters other than tab. A line of a binary file, or of one
-// that is not source at all (/proc/self/environ holds NULs), is never
-// echoed.
-func quotable(line string) bool {
-	if !utf8.ValidString(line) {
-		return false
-	}
-	for _, r := range line {
-		if r != '\t' && unicode.IsControl(r) {
-			return false
-		}
-	}
-	return true
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -85,6 +86,49 @@ func (s *sweepSpec) points() int {
 
 // runs is the number of runs: every point with every seed.
 func (s *sweepSpec) runs() int { return s.points() * len(s.Seeds) }
+
+// maxSweepRuns bounds a sweep's runs (every shard's together), checked
+// before anything is allocated for them: a sweep keeps a row per run.
+const maxSweepRuns = 1_000_000
+
+// checkRuns refuses a sweep of more than maxSweepRuns runs; its count is
+// computed exactly, however large.
+func (s *sweepSpec) checkRuns() error {
+	n := big.NewInt(int64(len(s.Seeds)))
+	var parts []string
+	for _, v := range s.Vary {
+		n.Mul(n, big.NewInt(int64(len(v.Values))))
+		parts = append(parts, plural(len(v.Values), "value")+" of "+v.Name)
+	}
+	if n.Cmp(big.NewInt(maxSweepRuns)) <= 0 {
+		return nil
+	}
+	return usagef("the sweep is %s runs (%s, %s), more than %s, the limit\nhelp: vary fewer values or seeds, or split the study into sweeps",
+		n, strings.Join(parts, " × "), plural(len(s.Seeds), "seed"), thousands(maxSweepRuns))
+}
+
+// thousands writes n with commas: 100,000.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// jobRange is the runs a shard does, in order: first, first+step, …, n
+// of them; a range, not a list, however many.
+type jobRange struct{ first, step, n int }
+
+// shardJobs are shard i's runs: those j with j mod Shards = i.
+func shardJobs(spec *sweepSpec, i int) jobRange {
+	total := spec.runs()
+	n := 0
+	if i < total {
+		n = (total-1-i)/spec.Shards + 1
+	}
+	return jobRange{first: i, step: spec.Shards, n: n}
+}
 
 // pointValues are the inputs' values at point p: the first varied input
 // changes slowest.
@@ -189,19 +233,23 @@ func (c *sweepCmd) Run(e *env) error {
 		if err := os.MkdirAll(*c.Out, 0o777); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot create %s: %w", *c.Out, err)}
 		}
+		// DIR is the sweep's until it ends: another serq writing it is
+		// refused.
+		unlock, err := safeio.LockDir(*c.Out)
+		if err != nil {
+			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Out, err)}
+		}
+		defer unlock()
 	}
 	ld, err := c.loader(e)
 	if err != nil {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
-	var mine []int
-	for j := shard; j < spec.runs(); j += spec.Shards {
-		mine = append(mine, j)
-	}
-	bar := newSweepBar(e.stderr, len(mine))
+	mine := shardJobs(spec, shard)
+	bar := newSweepBar(e.stderr, mine.n)
 	// The files are saved after the first run, then every 2 s, or every
 	// 10 saving times if saving gets slow (a large sweep), and at the end.
 	var nextSave time.Time
@@ -209,7 +257,7 @@ func (c *sweepCmd) Run(e *env) error {
 		bar.add()
 		if c.Out != nil && time.Now().After(nextSave) {
 			start := time.Now()
-			_ = writeSweepDir(*c.Out, spec, shardOf(spec, shard), done, len(mine))
+			_ = writeSweepDir(*c.Out, spec, shardOf(spec, shard), done, mine.n)
 			nextSave = time.Now().Add(max(checkpointEvery, 10*time.Since(start)))
 		}
 	})
@@ -220,7 +268,7 @@ func (c *sweepCmd) Run(e *env) error {
 		if err := writeSweepCSV(e.stdout, spec, rows); err != nil {
 			return err
 		}
-	} else if err := writeSweepDir(*c.Out, spec, shardOf(spec, shard), rows, len(mine)); err != nil {
+	} else if err := writeSweepDir(*c.Out, spec, shardOf(spec, shard), rows, mine.n); err != nil {
 		return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Out, err)}
 	}
 	failed := 0
@@ -234,7 +282,7 @@ func (c *sweepCmd) Run(e *env) error {
 		if c.Out != nil {
 			where = " (written to " + *c.Out + ")"
 		}
-		return &sweepStopped{fmt.Sprintf("%s: %d of %d runs done%s", runErr, len(rows), len(mine), where)}
+		return &sweepStopped{fmt.Sprintf("%s: %d of %d runs done%s", runErr, len(rows), mine.n, where)}
 	}
 	if c.Out != nil {
 		fmt.Fprintf(e.stdout, "sweep: %s × %s: %s", plural(spec.points(), "point"), plural(len(spec.Seeds), "seed"), plural(len(rows), "run"))
@@ -320,6 +368,9 @@ func (c *sweepCmd) spec(e *env) (*sweepSpec, error) {
 		}
 		spec.Vary = append(spec.Vary, sv)
 	}
+	if err := spec.checkRuns(); err != nil {
+		return nil, err
+	}
 	if filepath.Ext(c.File) == ".json" {
 		return nil, usagef("an IR file has its inputs bound already: --vary does not apply\nhelp: sweep the program text (.sq)")
 	}
@@ -345,7 +396,7 @@ func (c *sweepCmd) spec(e *env) (*sweepSpec, error) {
 		spec.cols.gauges = append(spec.cols.gauges, g.Name)
 	}
 	spec.cols.failures = prog.Builtin.Failed != 0
-	src, err := os.ReadFile(c.File)
+	src, err := lang.ReadSource(c.File)
 	if err != nil {
 		return nil, &loadError{file: c.File, err: err}
 	}
@@ -410,14 +461,16 @@ func parseVary(s string) (sweepVary, error) {
 		}
 		return v, nil
 	}
+	seen := map[float64]bool{}
 	for _, t := range strings.Split(list, ",") {
 		x, err := num(t)
 		if err != nil {
 			return v, err
 		}
-		if slices.Contains(v.Values, x) {
+		if seen[x] {
 			return v, usagef("value %s appears twice in --vary %s\n%s", formatFloat(x), name, help)
 		}
+		seen[x] = true
 		v.Values = append(v.Values, x)
 	}
 	return v, nil
@@ -464,11 +517,13 @@ func parseSeeds(s string) ([]uint64, error) {
 		}
 	}
 	var out []uint64
+	seen := map[uint64]bool{}
 	for _, t := range strings.Split(s, ",") {
 		x, err := parseCount(strings.TrimSpace(t))
-		if err != nil || slices.Contains(out, x) {
+		if err != nil || seen[x] {
 			return nil, bad()
 		}
+		seen[x] = true
 		out = append(out, x)
 	}
 	return out, nil
@@ -517,7 +572,7 @@ func (c *sweepCmd) loader(e *env) (*sweepLoader, error) {
 		if b, ok := ld.src[p]; ok {
 			return b, nil
 		}
-		b, err := os.ReadFile(p)
+		b, err := lang.ReadSource(p)
 		if err == nil {
 			ld.src[p] = b
 		}
@@ -536,19 +591,19 @@ func (ld *sweepLoader) load(vary []sweepVary, vals []float64) (*model.Program, e
 	return lang.Load(ld.file, opts)
 }
 
-// runSweep runs the jobs listed (indices into the spec's runs) on `workers`
+// runSweep runs the jobs of the range (indices into the spec's runs) on `workers`
 // goroutines, each with its own interpreter, and returns the rows done, in
 // job order. A failing run is a row with its error; with failFast it also
 // stops the sweep. Cancelling ctx stops the workers between events; the
 // runs cut short are not rows. progress is called, on the calling
 // goroutine, after each row with the rows so far (in job order).
-func runSweep(ctx context.Context, spec *sweepSpec, ld *sweepLoader, jobs []int, workers int, failFast bool, progress func([]sweepRow)) ([]sweepRow, error) {
+func runSweep(ctx context.Context, spec *sweepSpec, ld *sweepLoader, jobs jobRange, workers int, failFast bool, progress func([]sweepRow)) ([]sweepRow, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	todo := make(chan int)
 	done := make(chan *sweepRow)
 	var wg sync.WaitGroup
-	for range min(workers, len(jobs)) {
+	for range min(workers, jobs.n) {
 		wg.Go(func() {
 			for j := range todo {
 				row, ok := runOne(ctx, spec, ld, j)
@@ -561,7 +616,7 @@ func runSweep(ctx context.Context, spec *sweepSpec, ld *sweepLoader, jobs []int,
 	}
 	go func() {
 		defer close(todo)
-		for _, j := range jobs {
+		for k, j := 0, jobs.first; k < jobs.n; k, j = k+1, j+jobs.step {
 			select {
 			case todo <- j:
 			case <-ctx.Done():
@@ -586,7 +641,7 @@ func runSweep(ctx context.Context, spec *sweepSpec, ld *sweepLoader, jobs []int,
 			cancel()
 		}
 	}
-	if stopErr == nil && ctx.Err() != nil && len(rows) < len(jobs) {
+	if stopErr == nil && ctx.Err() != nil && len(rows) < jobs.n {
 		stopErr = errors.New("interrupted")
 	}
 	return rows, stopErr
@@ -604,7 +659,7 @@ func runOne(ctx context.Context, spec *sweepSpec, ld *sweepLoader, j int) (*swee
 		row.Err = oneLine(err.Error())
 		return row, true
 	}
-	rep, err := interp.Run(ctx, prog, interp.Options{Horizon: spec.Horizon, Warmup: spec.Warmup, Seed: seed, Version: version, Lean: true, OpenTrace: safeio.OpenReader}) // a row needs the statistics alone
+	rep, err := interp.Run(ctx, prog, interp.Options{Horizon: spec.Horizon, Warmup: spec.Warmup, Seed: seed, Version: version, Lean: true, OpenTrace: interp.TraceKind.Opener()}) // a row needs the statistics alone
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, false
@@ -627,9 +682,10 @@ func runOne(ctx context.Context, spec *sweepSpec, ld *sweepLoader, j int) (*swee
 	return row, true
 }
 
-// oneLine joins an error's lines with "; " for a CSV cell.
+// oneLine joins an error's lines with "; " for a CSV cell, without
+// control characters (a program's strings quoted in it included).
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ; ")), " ")
+	return strings.Join(strings.Fields(strings.ReplaceAll(safeio.Printable(s), "\n", " ; ")), " ")
 }
 
 // pointLabel is "Lambda=0.6 thr=512".

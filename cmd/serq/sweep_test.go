@@ -406,10 +406,7 @@ func TestSweepCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	jobs := make([]int, spec.runs())
-	for i := range jobs {
-		jobs[i] = i
-	}
+	jobs := shardJobs(spec, 0)
 	calls := 0
 	rows, err := runSweep(ctx, spec, ld, jobs, 2, false, func(done []sweepRow) {
 		calls++
@@ -666,10 +663,7 @@ func BenchmarkSweep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	jobs := make([]int, spec.runs())
-	for i := range jobs {
-		jobs[i] = i
-	}
+	jobs := shardJobs(spec, 0)
 	for _, workers := range []int{1, defaultJobs()} {
 		b.Run(fmt.Sprintf("jobs=%d", workers), func(b *testing.B) {
 			for b.Loop() {

@@ -4,19 +4,21 @@ package main
 // point and seed; summary.csv, a row per point and metric across seeds;
 // sweep.json, the manifest that says what was swept and how much is done.
 // Every file is written to a temporary file in DIR and renamed over the
-// old one, so that a reader, a crash or a Ctrl-C never sees half a file.
+// old one, so that a reader, a crash or a Ctrl-C never sees half a file;
+// the CSVs' cells are neutralised against spreadsheet formulas
+// (safeio.CSV), the JSON keeps the raw values.
 
 import (
-	"bytes"
-	"encoding/csv"
+	"bufio"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/serq/serq/internal/safeio"
 )
 
 // Names of the files in a sweep's DIR.
@@ -79,7 +81,7 @@ func (c sweepColumns) header(spec *sweepSpec) []string {
 // decimals (NaN, inf), an empty cell where a run has no value.
 func writeSweepCSV(w io.Writer, spec *sweepSpec, rows []sweepRow) error {
 	cols := columnsOf(rows)
-	cw := csv.NewWriter(w)
+	cw := safeio.NewCSV(w)
 	cw.Write(cols.header(spec))
 	for i := range rows {
 		r := &rows[i]
@@ -122,8 +124,7 @@ func writeSweepCSV(w io.Writer, spec *sweepSpec, rows []sweepRow) error {
 		}
 		cw.Write(append(rec, r.Err))
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.Flush()
 }
 
 // writeSweepJSON writes runs.json: an array with a row per line, keys in a
@@ -332,7 +333,7 @@ func acrossSeeds(p int, m string, xs []float64) sweepStat {
 
 // writeSummaryCSV writes summary.csv: a row per point and metric.
 func writeSummaryCSV(w io.Writer, spec *sweepSpec, sum []sweepStat) error {
-	cw := csv.NewWriter(w)
+	cw := safeio.NewCSV(w)
 	h := []string{"point"}
 	for _, v := range spec.Vary {
 		h = append(h, v.Name)
@@ -346,8 +347,7 @@ func writeSummaryCSV(w io.Writer, spec *sweepSpec, sum []sweepStat) error {
 		rec = append(rec, s.Metric, strconv.Itoa(s.N), formatFloat(s.Mean), formatFloat(s.CI), formatFloat(s.Min), formatFloat(s.Max))
 		cw.Write(rec)
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.Flush()
 }
 
 // writeManifest writes sweep.json: the spec, the shard ("" unsharded),
@@ -423,9 +423,9 @@ func writeManifest(w io.Writer, spec *sweepSpec, shard string, rows []sweepRow, 
 	return err
 }
 
-// writeSweepDir writes the four files of a sweep into dir, each
-// atomically; the manifest last, so that a manifest saying "complete"
-// follows complete data.
+// writeSweepDir writes the four files of a sweep into dir as one batch
+// (internal/safeio): each renamed into place in turn, the manifest last,
+// so that a manifest saying "complete" follows complete data.
 func writeSweepDir(dir string, spec *sweepSpec, shard string, rows []sweepRow, want int) error {
 	files := []struct {
 		name  string
@@ -436,41 +436,12 @@ func writeSweepDir(dir string, spec *sweepSpec, shard string, rows []sweepRow, w
 		{sweepSummary, func(w io.Writer) error { return writeSummaryCSV(w, spec, summarize(spec, rows)) }},
 		{sweepManifest, func(w io.Writer) error { return writeManifest(w, spec, shard, rows, want) }},
 	}
+	var b safeio.Batch
+	defer b.Abort()
 	for _, f := range files {
-		var b bytes.Buffer
-		if err := f.write(&b); err != nil {
-			return err
-		}
-		if err := writeFileAtomic(filepath.Join(dir, f.name), b.Bytes()); err != nil {
+		if err := b.Create(filepath.Join(dir, f.name), func(w *bufio.Writer) error { return f.write(w) }); err != nil {
 			return err
 		}
 	}
-	return nil
-}
-
-// writeFileAtomic writes data to a temporary file next to path, syncs it
-// and renames it over path.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return b.Commit()
 }

@@ -1,10 +1,3 @@
-// Package safeio reads the files a program names and writes serq's
-// outputs without harm: a read takes only a regular file and at most a
-// size cap, so a FIFO, a device or /dev/zero is refused instead of
-// blocking or filling memory; a write goes to a temporary file in the
-// target's directory that is renamed into place, so a failed or
-// interrupted write leaves the previous file intact and a symlink at the
-// target is replaced, never followed.
 package safeio
 
 import (
@@ -12,6 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ErrNotRegular is the error of a read of a directory, FIFO, device or
@@ -28,6 +26,24 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("larger than %s, the limit for %s", Size(e.Limit), e.What)
 }
 
+// WrongKindError is a file whose name its kind does not accept.
+type WrongKindError struct {
+	What string   // "a library"
+	Exts []string // what the kind accepts
+}
+
+func (e *WrongKindError) Error() string {
+	return fmt.Sprintf("%s is a %s file", e.What, orList(e.Exts))
+}
+
+// orList is ".yaml or .yml".
+func orList(xs []string) string {
+	if len(xs) <= 1 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
+}
+
 // Size writes a byte count as people read it: "8 MiB", "512 KiB", "100 bytes".
 func Size(n int64) string {
 	switch {
@@ -41,45 +57,94 @@ func Size(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// Open opens path for reading if it is a regular file (after symlinks).
-// The kind is checked before the open, so that a FIFO is never opened
-// (which would block), and again on the open file.
-func Open(path string) (*os.File, error) {
+// Kind is a kind of file serq reads (the package doc, "Reading").
+type Kind struct {
+	What  string   // in errors: "a source file", "a tour"
+	Exts  []string // the extensions accepted, with the dot; none: any name
+	Limit int64    // the most bytes
+	// Quote lists the extensions of the files of this kind whose lines
+	// an error may quote; none: no line is quoted.
+	Quote []string
+}
+
+// accepts reports whether the kind takes a file named path.
+func (k Kind) accepts(path string) bool {
+	return len(k.Exts) == 0 || slices.Contains(k.Exts, filepath.Ext(path))
+}
+
+// Quotes reports whether an error may quote lines of path, a file of
+// this kind.
+func (k Kind) Quotes(path string) bool { return slices.Contains(k.Quote, filepath.Ext(path)) }
+
+// Open opens path for reading if the kind accepts its name and it is a
+// regular file (after symlinks), and returns it with a reader of it that
+// fails with a [TooLargeError] past the kind's limit. The kind is checked
+// before the open, so that a FIFO is never opened (which would block),
+// and again on the open file. Errors are *os.PathError.
+func (k Kind) Open(path string) (*os.File, io.Reader, error) {
+	if err := k.Check(path, 0); err != nil {
+		return nil, nil, err
+	}
 	fi, err := os.Stat(path)
+	if pe, ok := err.(*os.PathError); ok {
+		pe.Op = "open" // what the caller asked for
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &os.PathError{Op: "open", Path: path, Err: ErrNotRegular}
+		return nil, nil, &os.PathError{Op: "open", Path: path, Err: ErrNotRegular}
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if fi2, err := f.Stat(); err != nil || !fi2.Mode().IsRegular() {
 		f.Close()
-		return nil, &os.PathError{Op: "open", Path: path, Err: ErrNotRegular}
+		return nil, nil, &os.PathError{Op: "open", Path: path, Err: ErrNotRegular}
 	}
-	return f, nil
+	return f, LimitReader(f, k.Limit, k.What), nil
 }
 
-// OpenReader is [Open] as an io.ReadCloser: the opener serq gives the
-// interpreter for the traces a program names.
-func OpenReader(path string) (io.ReadCloser, error) { return Open(path) }
+// Check checks a text of size bytes standing for the file at path (an
+// editor's unsaved document) against the kind: its name and its limit.
+// Errors are *os.PathError, as [Kind.Open]'s.
+func (k Kind) Check(path string, size int64) error {
+	switch {
+	case !k.accepts(path):
+		return &os.PathError{Op: "open", Path: path, Err: &WrongKindError{What: k.What, Exts: k.Exts}}
+	case size > k.Limit:
+		return &os.PathError{Op: "open", Path: path, Err: &TooLargeError{Limit: k.Limit, What: k.What}}
+	}
+	return nil
+}
 
-// ReadFile reads the regular file at path, of at most limit bytes; what
-// names the kind of file in a [TooLargeError].
-func ReadFile(path string, limit int64, what string) ([]byte, error) {
-	f, err := Open(path)
+// Read reads the file at path as [Kind.Open] opens it.
+func (k Kind) Read(path string) ([]byte, error) {
+	f, r, err := k.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(LimitReader(f, limit, what))
-	if err != nil {
-		return nil, err
+	return io.ReadAll(r)
+}
+
+// Opener is [Kind.Open] as a function that opens files of the kind as
+// io.ReadClosers that stop at its limit: the opener serq gives the
+// interpreter for the traces a program names.
+func (k Kind) Opener() func(path string) (io.ReadCloser, error) {
+	return func(path string) (io.ReadCloser, error) {
+		f, r, err := k.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		return readCloser{r, f}, nil
 	}
-	return b, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // LimitReader reads r and fails with a [TooLargeError] once more than
@@ -98,7 +163,7 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	if l.left < 0 {
 		return 0, l.err
 	}
-	if int64(len(p)) > l.left+1 {
+	if l.left < int64(len(p)) {
 		p = p[:l.left+1]
 	}
 	n, err := l.r.Read(p)
@@ -107,4 +172,20 @@ func (l *limitReader) Read(p []byte) (int, error) {
 		return n, l.err
 	}
 	return n, err
+}
+
+// Quotable reports whether an error may quote line: UTF-8 text without
+// control characters other than tab. A line of a binary file, or of one
+// that is not source at all (/proc/self/environ holds NULs), is never
+// echoed.
+func Quotable(line string) bool {
+	if !utf8.ValidString(line) {
+		return false
+	}
+	for _, r := range line {
+		if r != '\t' && unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
 }

@@ -10,30 +10,30 @@ import (
 	"testing"
 )
 
-func TestReadFileRefusesWhatIsNotARegularFile(t *testing.T) {
+func TestReadRefusesWhatIsNotARegularFile(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{dir, fifo, "/dev/zero", "/dev/null"} {
-		_, err := ReadFile(p, 1<<20, "a source file")
+		_, err := Kind{What: "a source file", Limit: 1 << 20}.Read(p)
 		if !errors.Is(err, ErrNotRegular) {
-			t.Errorf("ReadFile(%s) = %v, want %v", p, err, ErrNotRegular)
+			t.Errorf("Read(%s) = %v, want %v", p, err, ErrNotRegular)
 		}
 	}
 }
 
-func TestReadFileCap(t *testing.T) {
+func TestReadCap(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "f")
 	if err := os.WriteFile(p, []byte(strings.Repeat("x", 1025)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := ReadFile(p, 1024, "a source file")
+	_, err := Kind{What: "a source file", Limit: 1024}.Read(p)
 	if err == nil || err.Error() != "larger than 1 KiB, the limit for a source file" {
 		t.Fatalf("err = %v", err)
 	}
-	b, err := ReadFile(p, 1025, "a source file")
+	b, err := Kind{What: "a source file", Limit: 1025}.Read(p)
 	if err != nil || len(b) != 1025 {
 		t.Fatalf("at the cap: %d bytes, %v", len(b), err)
 	}

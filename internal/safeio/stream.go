@@ -3,7 +3,6 @@ package safeio
 import (
 	"bufio"
 	"os"
-	"path/filepath"
 	"slices"
 )
 
@@ -28,7 +27,7 @@ func (b *Batch) Open(path string) (*File, error) {
 	if b.done {
 		return nil, ErrClosed
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := createTemp(path)
 	if err != nil {
 		return nil, err
 	}
@@ -54,13 +53,13 @@ func (f *File) Close() error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(f.tmp, 0o666&^umask())
+		err = os.Chmod(f.tmp, b.mode())
 	}
 	if err == nil && b.done {
 		err = ErrClosed
 	}
 	if err != nil {
-		os.Remove(f.tmp)
+		dropTemp(f.tmp)
 		return err
 	}
 	b.pending = append(b.pending, pendingFile{f.tmp, f.path})

@@ -16,6 +16,9 @@ import (
 // Abort may be called from another goroutine (a signal handler): it waits
 // for a Commit under way to end.
 type Batch struct {
+	// Mode is the permissions of the files written; 0 means 0666 less
+	// the umask, as any file the user creates.
+	Mode    os.FileMode
 	mu      sync.Mutex
 	pending []pendingFile
 	open    []*File // opened by Open and not yet closed
@@ -27,6 +30,24 @@ type pendingFile struct{ tmp, path string }
 // ErrClosed is the error of a Create after Commit or Abort.
 var ErrClosed = errors.New("the write was abandoned")
 
+// ErrLocked is the error of [LockDir] on a directory another serq writes.
+var ErrLocked = errors.New("another serq is writing it")
+
+// createTemp makes path's temporary file beside it, registered for
+// [Guard] until it is renamed or removed (dropTemp).
+func createTemp(path string) (*os.File, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	if !registerTemp(f.Name()) {
+		f.Close()
+		os.Remove(f.Name())
+		select {} // a signal is ending the process
+	}
+	return f, nil
+}
+
 // Create writes path's new content, through fill, to a temporary file in
 // path's directory. On an error the temporary file is removed and the
 // error is returned; the batch stays usable (the caller aborts it).
@@ -37,7 +58,7 @@ func (b *Batch) Create(path string, fill func(*bufio.Writer) error) error {
 	if closed {
 		return ErrClosed
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := createTemp(path)
 	if err != nil {
 		return err
 	}
@@ -51,9 +72,7 @@ func (b *Batch) Create(path string, fill func(*bufio.Writer) error) error {
 		err = cerr
 	}
 	if err == nil {
-		// CreateTemp makes the file 0600; an output is as readable as any
-		// file the user creates.
-		err = os.Chmod(tmp, 0o666&^umask())
+		err = os.Chmod(tmp, b.mode())
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -61,7 +80,7 @@ func (b *Batch) Create(path string, fill func(*bufio.Writer) error) error {
 		err = ErrClosed
 	}
 	if err != nil {
-		os.Remove(tmp)
+		dropTemp(tmp)
 		return err
 	}
 	b.pending = append(b.pending, pendingFile{tmp, path})
@@ -80,16 +99,17 @@ func (b *Batch) Commit() error {
 	b.done = true
 	for _, f := range b.open { // never closed: abandoned
 		f.f.Close()
-		os.Remove(f.tmp)
+		dropTemp(f.tmp)
 	}
 	b.open = nil
 	for i, p := range b.pending {
 		if err := os.Rename(p.tmp, p.path); err != nil {
 			for _, q := range b.pending[i:] {
-				os.Remove(q.tmp)
+				dropTemp(q.tmp)
 			}
 			return err
 		}
+		unregisterTemp(p.tmp)
 	}
 	b.pending = nil
 	return nil
@@ -102,14 +122,24 @@ func (b *Batch) Abort() {
 	defer b.mu.Unlock()
 	b.done = true
 	for _, p := range b.pending {
-		os.Remove(p.tmp)
+		dropTemp(p.tmp)
 	}
 	b.pending = nil
 	for _, f := range b.open {
 		f.f.Close()
-		os.Remove(f.tmp)
+		dropTemp(f.tmp)
 	}
 	b.open = nil
+}
+
+// mode is the permissions of the batch's files.
+func (b *Batch) mode() os.FileMode {
+	if b.Mode != 0 {
+		return b.Mode
+	}
+	// CreateTemp makes the file 0600; an output is as readable as any
+	// file the user creates.
+	return 0o666 &^ umask()
 }
 
 // WriteFile writes one file as a batch of one.

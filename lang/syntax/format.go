@@ -2,10 +2,14 @@ package syntax
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/serq/serq/internal/safeio"
+	"github.com/serq/serq/model"
 )
 
 // Format returns src in serQ's one canonical layout, as `serq fmt` writes
@@ -26,7 +30,11 @@ import (
 //     source's choice (`f(x)` is a call, `run s (w)` a clause);
 //   - comments are kept as written (trailing space removed), and the
 //     trailing `//` comments of consecutive lines start in one column, two
-//     spaces after the longest line's code.
+//     spaces after the longest line's code; a line whose code is wider
+//     than 100 columns (maxAlign) keeps its comment two spaces after it
+//     and sets no column for its neighbours';
+//   - a layout past [MaxSourceSize] is an error: formatting never makes a
+//     program that loads one that does not.
 func Format(filename string, src []byte) ([]byte, error) {
 	if _, err := Parse(filename, src); err != nil {
 		return nil, err
@@ -35,8 +43,25 @@ func Format(filename string, src []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return layout(toks), nil
+	lines := arrange(toks)
+	if size := laidOutSize(lines); size > MaxSourceSize {
+		// Formatting never changes whether a program loads: indentation
+		// could make a file loaded at 1 MiB one that no longer does.
+		return nil, &Error{Pos: model.Pos{File: filename},
+			Msg:  fmt.Sprintf("formatted, the file would be %d bytes, larger than %s, the limit for a source file", size, safeio.Size(MaxSourceSize)),
+			Hint: "the layout indents four spaces per bracket still open: write deeply nested expressions on fewer lines"}
+	}
+	return render(lines), nil
 }
+
+// MaxSourceSize caps a program, library or instance file, in bytes
+// (lang.MaxSourceSize); [Format] refuses to lay a program out past it.
+const MaxSourceSize = 1 << 20
+
+// maxAlign is the widest code whose trailing comment joins the column of
+// its neighbours': past it a comment stays two spaces after its own
+// line's code, so one long line does not pad every comment around it.
+const maxAlign = 100
 
 // ftok is a token of the source with what the layout needs to know about
 // the white space before it.
@@ -111,14 +136,36 @@ var prefixKeywords = map[string]bool{"cap": true, "block": true, "granule": true
 
 // layout lays tokens out as Format describes: lines as in the source,
 // each indented and spaced, then trailing comments aligned.
-func layout(toks []ftok) []byte {
+func layout(toks []ftok) []byte { return render(arrange(toks)) }
+
+// arrange lays the tokens out into lines, indented, spaced and their
+// trailing comments aligned.
+func arrange(toks []ftok) []*fline {
 	lines := splitLines(toks)
 	var st layoutState
 	for _, l := range lines {
 		st.line(l)
 	}
 	alignTrailing(lines)
+	return lines
+}
+
+// laidOutSize is the bytes render writes for lines.
+func laidOutSize(lines []*fline) int {
+	n := 0
+	for i, l := range lines {
+		if l.blank && i > 0 {
+			n++
+		}
+		n += l.indent + len(l.code) + 1
+	}
+	return n
+}
+
+// render writes laid-out lines.
+func render(lines []*fline) []byte {
 	var out bytes.Buffer
+	out.Grow(laidOutSize(lines))
 	for i, l := range lines {
 		if l.blank && i > 0 {
 			out.WriteByte('\n')
@@ -218,17 +265,20 @@ func (st *layoutState) track(t ftok) {
 }
 
 // alignTrailing starts the trailing comments of consecutive lines in one
-// column, two spaces after the longest line's code.
+// column, two spaces after the longest line's code; a line whose code is
+// wider than maxAlign is a run of its own.
 func alignTrailing(lines []*fline) {
+	width := func(l *fline) int { return l.indent + utf8.RuneCountInString(l.code) }
 	for i := 0; i < len(lines); {
 		j := i
-		width := 0
-		for j < len(lines) && lines[j].trail != "" && lines[j].code != "" && (j == i || !lines[j].blank) {
-			width = max(width, lines[j].indent+utf8.RuneCountInString(lines[j].code))
+		w := 0
+		for j < len(lines) && lines[j].trail != "" && lines[j].code != "" && (j == i || !lines[j].blank) &&
+			(j == i || width(lines[j]) <= maxAlign && w <= maxAlign) {
+			w = max(w, width(lines[j]))
 			j++
 		}
 		for k := i; k < j; k++ {
-			lines[k].code += strings.Repeat(" ", width+2-lines[k].indent-utf8.RuneCountInString(lines[k].code)) + lines[k].trail
+			lines[k].code += strings.Repeat(" ", w+2-width(lines[k])) + lines[k].trail
 			lines[k].trail = ""
 		}
 		if j == i {
