@@ -98,6 +98,9 @@ func runIR(data []byte) {
 	_ = sim.Snapshot()
 	_ = sim.Report()
 	if err := sim.Err(); err != nil && strings.Contains(err.Error(), "internal error") {
+		if re, ok := err.(*interp.RunError); ok && os.Getenv("SERQ_STACK") != "" {
+			os.Stderr.Write(re.Stack)
+		}
 		panic(err) // the interpreter's recover must not hide a broken invariant from the fuzzer
 	}
 }

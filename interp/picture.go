@@ -318,6 +318,9 @@ func (s *Sim) upValue(e *model.Expr, ss *session) float64 {
 // chooseDown reports whether candidate j of a choose among a queue is seen
 // down: a gateway's picture sees it detect late.
 func (s *Sim) chooseDown(st *model.Stmt, j float64) bool {
+	if j >= float64(s.p.Queues[st.Among-1].Count) {
+		return false // no member of the queue (an IR may choose among more)
+	}
 	m := s.queueFirst[st.Among-1] + int32(j)
 	detect := 0.0
 	if pic := seenPicture(st.Keys); pic >= 0 {

@@ -481,7 +481,7 @@ func (s *Sim) choose(ss *session, st *model.Stmt) bool {
 		s.fail(ss, st.Pos, "`choose` over %s candidates, more than %d, the limit", fmtNum(n), maxChoose)
 		return false
 	}
-	if st.Among != 0 {
+	if st.Among != 0 && s.queueFirst != nil {
 		return s.chooseAmong(ss, st, n) && s.err == nil
 	}
 	x := s.chooseIndexOf(ss, st, n)

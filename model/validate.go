@@ -694,6 +694,10 @@ func (v *validator) stmt(path string, st *Stmt) {
 		v.expr(dot(path, "n"), st.N, scStmt)
 		v.exprs(dot(path, "keys"), st.Keys, scStmt)
 		if st.Among != 0 {
+			if !v.canFail() {
+				v.failf(dot(path, "among"), "a choose among a queue's members is in a program with the built-ins failed and loaded")
+				return
+			}
 			v.queueIndex(dot(path, "among"), st.Among-1)
 		}
 	case OpReading:
