@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/serq/serq/model"
 )
@@ -78,6 +79,7 @@ const (
 )
 
 func (s *Sim) initEngines() {
+	s.batchReads = readsBatchContext(s.p)
 	s.engs = make([]engine, len(s.p.Engines))
 	shapes := exprShapes{}
 	for i := range s.p.Engines {
@@ -312,15 +314,23 @@ func (s *Sim) attempt(e *engine) {
 	e.idle = false
 	// the batch
 	ntok, npre, ndec, kvb, kvp := 0.0, 0.0, 0, 0.0, 0.0
+	cdec, cpre, psum := 0.0, 0.0, 0.0
 	for _, r := range e.assign {
 		ntok += r.job.assign
 		m := s.memHeld(e, r)
+		pos := 0.0
+		if s.batchReads {
+			pos = s.runPos(r)
+		}
 		if r.job.mode == model.ModeDecode {
 			ndec++
 			kvb += m
+			cdec += pos
 		} else {
 			npre += r.job.assign
 			kvp += m
+			cpre += pos
+			psum += pos * r.job.assign
 		}
 	}
 	s.ctx[model.CtxRunningCount] = float64(len(e.res))
@@ -330,6 +340,12 @@ func (s *Sim) attempt(e *engine) {
 	s.ctx[model.CtxBatchKVDecode] = kvb
 	s.ctx[model.CtxBatchKVPrefill] = kvp
 	s.ctx[model.CtxBatchAttention] = e.attn
+	if s.batchReads {
+		s.ctx[model.CtxBatchCount] = float64(len(e.assign))
+		s.ctx[model.CtxBatchPosition] = psum
+		s.ctx[model.CtxBatchContextDecode] = cdec
+		s.ctx[model.CtxBatchContextPrefill] = cpre
+	}
 	T := s.memoEval(&e.costM)
 	s.claimIteration(e)
 	if math.IsNaN(T) || T < 0 || (ntok > 0 && !(T > 0)) {
@@ -364,6 +380,48 @@ func (s *Sim) attempt(e *engine) {
 	}
 	s.schedule(s.now+T, evIterEnd, int32(e.idx), e.epoch, nil)
 	s.captureQuiet(e, budget, T, ndec, ver != s.poolVer)
+}
+
+// batchContext are the batch's context variables an attempt computes only
+// for a program that reads one (Sim.batchReads): the others stay 0.
+var batchContext = []model.Ctx{model.CtxBatchCount, model.CtxBatchPosition, model.CtxBatchContextDecode, model.CtxBatchContextPrefill}
+
+// readsBatchContext reports whether an engine's cost or a claim reads one
+// of batchContext.
+func readsBatchContext(p *model.Program) bool {
+	var exprs []*model.Expr
+	for i := range p.Engines {
+		exprs = append(exprs, p.Engines[i].Cost)
+	}
+	for i := range p.Claims {
+		exprs = append(exprs, p.Claims[i].Expr, p.Claims[i].Given)
+	}
+	found := false
+	for _, e := range exprs {
+		if e == nil {
+			continue
+		}
+		e.Walk(func(x *model.Expr) bool {
+			if x.Op == model.ECtx && slices.Contains(batchContext, model.Ctx(x.Slot)) {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// runPos is a resident's computed position on the pool its run grows:
+// the tokens of KV its next token attends to (0 for a run that grows
+// nothing, as serve reads it).
+func (s *Sim) runPos(r *session) float64 {
+	if r.job.growing < 0 {
+		return 0
+	}
+	if h, i := innermost(r, r.job.growing); h != nil {
+		return h.pools[i].pos
+	}
+	return 0
 }
 
 func (s *Sim) setIterStats(e *engine, running bool) {

@@ -182,6 +182,9 @@ type Sim struct {
 	// Evaluation context.
 	ctx    [model.NumCtx]float64 // the context variables (model.Ctx) being read
 	curEng *engine               // the engine whose clause is being evaluated (registers, budget_left)
+	// batchReads: the program reads the batch's count or exact context
+	// (engine.go batchContext), which attempts then compute
+	batchReads bool
 	// While an engine admits, budget_left of budgetEngine is
 	// budgetOverride, the budget the iteration has left.
 	budgetOverride float64
