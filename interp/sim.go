@@ -147,9 +147,11 @@ type Sim struct {
 	liveAvg  TimeIntegral // sessions live over time, for the report's mean live
 	warm     bool         // past the warm-up: statistics are kept
 	draining bool         // --arrivals reached: no more arrivals
-	finished bool         // the run is over (horizon, drain or deadlock)
-	end      float64      // the time the run ended
-	err      error        // the failure that stopped the run, a *RunError or *ProgressError
+	// arrStages sends `arrive constant(…), …;` (arrivestages.go)
+	arrStages arrivalStages
+	finished  bool    // the run is over (horizon, drain or deadlock)
+	end       float64 // the time the run ended
+	err       error   // the failure that stopped the run, a *RunError or *ProgressError
 
 	// The deployment.
 	stages []stage
@@ -259,8 +261,8 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	if !(opt.Warmup >= 0) || opt.Warmup >= opt.Horizon {
 		return nil, fmt.Errorf("the warm-up must be at least 0 and below the horizon")
 	}
-	if opt.Arrivals > 0 && p.Workload.Arrive != model.ArrivePoisson && p.Workload.Arrive != model.ArriveRenewal {
-		return nil, fmt.Errorf("--arrivals needs an open workload (poisson or renewal)")
+	if a := p.Workload.Arrive; opt.Arrivals > 0 && a != model.ArrivePoisson && a != model.ArriveRenewal && a != model.ArriveConstant {
+		return nil, fmt.Errorf("--arrivals needs an open workload (poisson, renewal or constant)")
 	}
 	s := &Sim{p: p, opt: opt, noFastPath: opt.NoFastPath, maxLive: opt.MaxLive}
 	if s.maxLive == 0 {
@@ -313,6 +315,10 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 			return nil, err
 		}
 		s.schedule(gap, evArrive, 0, 0, nil)
+	case model.ArriveConstant:
+		if t, ok := s.nextConstant(); ok {
+			s.schedule(t, evArrive, 0, 0, nil)
+		}
 	case model.ArriveClosed, model.ArriveBatch:
 		// All n sessions arrive in one event: they start in order and run
 		// before any of them is admitted anywhere.
@@ -792,6 +798,14 @@ func (s *Sim) arrive() {
 				return
 			}
 			s.schedule(s.now+gap, evArrive, 0, 0, nil)
+		}
+	case model.ArriveConstant:
+		if !s.draining {
+			if t, ok := s.nextConstant(); ok {
+				s.schedule(t, evArrive, 0, 0, nil)
+			} else {
+				s.draining = true // the last stage is sent
+			}
 		}
 	}
 	s.startSession()

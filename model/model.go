@@ -321,16 +321,19 @@ const (
 	ArriveRenewal
 	ArriveClosed
 	ArriveBatch
+	ArriveConstant
 )
 
 func (k ArrivalKind) MarshalText() ([]byte, error) {
-	return []byte([...]string{"none", "poisson", "renewal", "closed", "batch"}[k]), nil
+	return []byte(arrivalKindNames[k]), nil
 }
 
 // Workload is the client side.
 type Workload struct {
 	Arrive  ArrivalKind `json:"arrive"`
 	Arg     *Expr       `json:"arg,omitempty"` // rate, gap or count
+	// Stages are `arrive constant(rate, duration), …;`, in order.
+	Stages []ArriveStage `json:"stages,omitempty"`
 	Trace   string      `json:"trace,omitempty"`
 	Ordered bool        `json:"ordered,omitempty"`
 	// Sessions is an ordered trace written into the IR (`serq ir
@@ -343,6 +346,13 @@ type Workload struct {
 	// Timeout is read at every turn after the turn block: the request is
 	// given up if it has not finished that long after the turn started.
 	Timeout *Expr `json:"timeout,omitempty"`
+}
+
+// ArriveStage is one `constant(rate, duration)` of a staged workload:
+// floor(rate · duration) sessions over duration time units.
+type ArriveStage struct {
+	Rate     F64 `json:"rate"`
+	Duration F64 `json:"duration"`
 }
 
 // TraceTurn is one recorded turn of a trace: the attributes its `turn;`

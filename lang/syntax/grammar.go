@@ -388,11 +388,20 @@ type WorkloadItem struct {
 // WorkItem is one item of the workload.
 type WorkItem interface{ workItem() }
 
-// ArriveItem is `arrive none;` or `arrive poisson|renewal|closed|batch(e);`.
+// ArriveItem is `arrive none;`, `arrive poisson|renewal|closed|batch(e);`
+// or `arrive constant(rate, duration), …;` (Kind empty, Stages set).
 type ArriveItem struct {
-	Pos  lexer.Position
-	Kind string `parser:"\"arrive\" ( @\"none\" | @( \"poisson\" | \"renewal\" | \"closed\" | \"batch\" )"`
-	Arg  *Expr  `parser:"\"(\" @@ \")\" ) \";\""`
+	Pos    lexer.Position
+	Kind   string         `parser:"\"arrive\" ( @\"none\" | @( \"poisson\" | \"renewal\" | \"closed\" | \"batch\" )"`
+	Arg    *Expr          `parser:"\"(\" @@ \")\""`
+	Stages []*ArriveStage `parser:"| @@ ( \",\" @@ )* ) \";\""`
+}
+
+// ArriveStage is one `constant(rate, duration)` of a staged workload.
+type ArriveStage struct {
+	Pos      lexer.Position
+	Rate     *Expr `parser:"\"constant\" \"(\" @@"`
+	Duration *Expr `parser:"\",\" @@ \")\""`
 }
 
 // TraceItem is `trace "PATH" [ordered];`.
