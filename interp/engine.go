@@ -784,6 +784,9 @@ func (s *Sim) iterEnd(idx int, epoch uint32) {
 			if h, i := innermost(r, j.growing); h != nil {
 				h.advanced = true
 				h.pools[i].pos += tok
+				if j.mode == model.ModePrefill && prefixOn(h, i) {
+					s.prefixCompute(h, i)
+				}
 			}
 		}
 		if j.mode == model.ModeDecode {

@@ -187,6 +187,7 @@ type Sim struct {
 	// batchReads: the program reads the batch's count or exact context
 	// (engine.go batchContext), which attempts then compute
 	batchReads bool
+	prefix     prefixState // the tries of shared prefixes (prefix.go)
 	// While an engine admits, budget_left of budgetEngine is
 	// budgetOverride, the budget the iteration has left.
 	budgetOverride float64

@@ -332,8 +332,6 @@ func (k ArrivalKind) MarshalText() ([]byte, error) {
 type Workload struct {
 	Arrive  ArrivalKind `json:"arrive"`
 	Arg     *Expr       `json:"arg,omitempty"` // rate, gap or count
-	// Stages are `arrive constant(rate, duration), …;`, in order.
-	Stages []ArriveStage `json:"stages,omitempty"`
 	Trace   string      `json:"trace,omitempty"`
 	Ordered bool        `json:"ordered,omitempty"`
 	// Sessions is an ordered trace written into the IR (`serq ir
@@ -346,6 +344,9 @@ type Workload struct {
 	// Timeout is read at every turn after the turn block: the request is
 	// given up if it has not finished that long after the turn started.
 	Timeout *Expr `json:"timeout,omitempty"`
+
+	// Stages are `arrive constant(rate, duration), …;`, in order.
+	Stages []ArriveStage `json:"stages,omitempty"`
 }
 
 // ArriveStage is one `constant(rate, duration)` of a staged workload:

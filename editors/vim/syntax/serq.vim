@@ -31,7 +31,7 @@ syntax match serqNumber "\k\@<!\.[0-9][0-9_]*\%([eE][+-]\=[0-9]\+\)\="
 syntax keyword serqDeclaration use let def fn main stage pool device engine workload server
 syntax keyword serqDeclaration gauge claim share nic serve Size Cost state schedule execute
 syntax keyword serqDeclaration faults picture timeout
-syntax keyword serqStatement hold reserve reuse cache lease grow drop release load run growing branch
+syntax keyword serqStatement hold reserve reuse prefix cache lease grow drop release load run growing branch
 syntax keyword serqStatement else while loop fork join choose in by end turn set observe
 syntax keyword serqStatement mark tool transfer from to at admission with
 syntax keyword serqStatement renew retry down after for
