@@ -23,6 +23,7 @@ type engine struct {
 	idx     int        // the stage's index
 	ei      int        // the engine's index in Sim.engs
 	res     []*session // residents
+	order   []*session // advanceInOrder's sorted copy of res
 	regs    []float64
 	busy    bool
 	epoch   uint32
@@ -527,6 +528,10 @@ func (s *Sim) runCtx(r *session) {
 func (s *Sim) advanceRunning(e *engine, st *model.SchedStep) {
 	e.endStmt = false
 	e.stmtNo++
+	if len(st.Order) == 0 && !s.noFastPath {
+		s.advanceInOrder(e, st)
+		return
+	}
 	for e.left > 0 && s.err == nil && !e.endStmt {
 		r := s.nextResident(e, st.Order)
 		if r == nil {
@@ -535,6 +540,40 @@ func (s *Sim) advanceRunning(e *engine, st *model.SchedStep) {
 		r.job.passedStmt = e.stmtNo
 		s.serve(e, r, st.Only)
 	}
+}
+
+// advanceInOrder is advanceRunning without keys: the residents in
+// admission order, each served unless this iteration or statement passed
+// it. nextResident's scan picks the same: the least admission sequence
+// among those not passed, ties to the earlier in res (a stable sort), and
+// serving adds no resident (a preemption only removes one, whose job then
+// is on no stage). It sorts once where the scan reads every resident for
+// every pick.
+func (s *Sim) advanceInOrder(e *engine, st *model.SchedStep) {
+	order := append(e.order[:0], e.res...)
+	slices.SortStableFunc(order, func(a, b *session) int { return cmpSeq(a.job.admSeq, b.job.admSeq) })
+	e.order = order
+	for _, r := range order {
+		if e.left <= 0 || s.err != nil || e.endStmt {
+			break
+		}
+		if r.job.stage != int32(e.idx) || r.job.mode == model.ModeNone || r.job.servedIt == e.iterNo || r.job.passedStmt == e.stmtNo {
+			continue
+		}
+		r.job.passedStmt = e.stmtNo
+		s.serve(e, r, st.Only)
+	}
+	clear(e.order)
+}
+
+func cmpSeq(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // serve gives one resident its tokens for the iteration. A resident its

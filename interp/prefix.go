@@ -185,8 +185,7 @@ func (s *Sim) pin(pl *pool, u *prefixUse, n *prefixNode, alloc float64) {
 		return
 	}
 	if n.refs == 0 && n.entry != nil {
-		pl.removeEntry(n.entry)
-		s.compactEntries(pl)
+		pl.removeEntry(n.entry) // compacted at the pool's next eviction
 		n.entry = nil
 		n.units = math.Max(0, math.Min(n.units, pl.roundDown(alloc-n.base)))
 		s.poolChanged(pl)
