@@ -40,6 +40,7 @@ type Costs struct {
 	Experts, ActiveK int     // routed experts per layer and per token (1, 1 for dense)
 	KVBytesPerToken  float64 // KV cache bytes per token
 	AllReduces       int     // all-reduces per step (0 on one GPU)
+	AllReduceSteps   int     // the steps of one (a ring's 2(tp − 1)), each a latency
 	AllReduceBytes   float64 // bytes each GPU sends per token per all-reduce (ring: 2(tp−1)/tp of hidden · dtype)
 	WeightBytes      float64 // the weights a GPU holds
 	ActivationBytes  float64 // the peak activation of vLLM's profiling pass
@@ -87,6 +88,7 @@ func Derive(m *Model, g GPU, o Serving) (*Costs, error) {
 	c.KVBytesPerToken = 2 * float64(m.Layers) * kvHeads * float64(m.HeadDim) * b
 	if o.TP > 1 {
 		c.AllReduces = 2 * m.Layers
+		c.AllReduceSteps = 2 * (o.TP - 1)
 		c.AllReduceBytes = 2 * (tp - 1) / tp * float64(m.Hidden) * b
 	}
 	// Memory: the weights, sharded (the embedding and LM head by vocabulary).

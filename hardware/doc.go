@@ -38,7 +38,9 @@
 //     fewer heads than GPUs);
 //   - the all-reduces of tensor parallelism: two per layer (after the
 //     attention output and after the MLP), each of hidden · dtype bytes per
-//     token, of which a ring moves 2(tp−1)/tp;
+//     token, which a ring all-reduce moves in 2(tp − 1) steps, each GPU
+//     sending 2(tp − 1)/tp of them (the α–β model: a latency a step, the
+//     bytes at the link's bandwidth);
 //   - the KV capacity vLLM allocates (KVBlocks): the memory the driver
 //     reports times gpu_memory_utilization, less the weights, the peak
 //     activation of vLLM's profiling pass over max_num_batched_tokens

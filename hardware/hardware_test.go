@@ -60,8 +60,8 @@ func TestDeriveGroundTruthModels(t *testing.T) {
 				t.Errorf("%s: %s = %.0f, want %.0f", c.dir, names[i], got[i], want[i])
 			}
 		}
-		if wantAR := 0; c.tp > 1 && k.AllReduces != 2*m.Layers || c.tp == 1 && k.AllReduces != wantAR {
-			t.Errorf("%s: %d all-reduces a step", c.dir, k.AllReduces)
+		if c.tp > 1 && (k.AllReduces != 2*m.Layers || k.AllReduceSteps != 2*(c.tp-1)) || c.tp == 1 && (k.AllReduces != 0 || k.AllReduceSteps != 0) {
+			t.Errorf("%s: %d all-reduces a step of %d steps each", c.dir, k.AllReduces, k.AllReduceSteps)
 		}
 	}
 }

@@ -24,6 +24,7 @@ type Model struct {
 	ActiveK      int    // experts each token uses; 1 for a dense model
 	Vocab        int    // vocab_size
 	TiedEmbed    bool   // tie_word_embeddings
+	MaxPositions int    // max_position_embeddings (0 when absent)
 	DType        string // torch_dtype (or dtype)
 	DTypeBytes   int    // bytes per weight and KV element as vLLM serves the dtype
 }
@@ -132,6 +133,9 @@ func ParseModel(b []byte) (*Model, error) {
 	}
 	if m.Experts > 0 && m.ActiveK > m.Experts {
 		errs = append(errs, fmt.Sprintf("`num_experts_per_tok` %d is more than the %d experts", m.ActiveK, m.Experts))
+	}
+	if v, ok := raw["max_position_embeddings"].(float64); ok && v >= 1 && v == float64(int(v)) {
+		m.MaxPositions = int(v)
 	}
 	if t, ok := raw["tie_word_embeddings"].(bool); ok {
 		m.TiedEmbed = t
