@@ -17,8 +17,12 @@ type Calibration struct {
 	TStep      float64 `json:"t_step"`      // fixed per step: scheduling, input preparation, the sampler (s)
 	TRequest   float64 `json:"t_request"`   // per request in a step (s)
 	THop       float64 `json:"t_hop"`       // per step of a ring all-reduce: its latency (s)
-	TAPI       float64 `json:"t_api"`       // the API server's work before the engine (s)
-	TStream    float64 `json:"t_stream"`    // from a token's step to the client (s)
+	// TClient is what the client sees besides the engine's steps: the API
+	// server's HTTP and tokenizing before the engine, detokenizing and
+	// streaming after it (s). The client's figures cannot tell the parts
+	// apart (each adds to TTFT and E2E alike), so it is one constant, spent
+	// before the request reaches the engine.
+	TClient float64 `json:"t_client"`
 	// TokenRatio is how many tokens the model's tokenizer counts per random
 	// token id inference-perf decodes to text (decoding and encoding again
 	// does not give the ids back): fitted on the measured prompt lengths.
@@ -27,8 +31,9 @@ type Calibration struct {
 	// client receives it: 1 when vLLM processes a step's outputs while the
 	// next step runs (asynchronous scheduling), else 0. Chosen by the fit.
 	LagSteps int `json:"lag_steps"`
-	// FittedOn names the runs of validation/groundtruth the constants were
-	// fitted on.
+	// FittedOn names the runs of validation/groundtruth the step's and the
+	// client's constants were fitted on (token_ratio reads every run's
+	// prompt lengths, which are inputs, not predictions).
 	FittedOn []string `json:"fitted_on,omitempty"`
 }
 

@@ -2,6 +2,8 @@ package vllmimport_test
 
 import (
 	"bytes"
+	"context"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/serq/serq/calib"
 	"github.com/serq/serq/hardware"
 	"github.com/serq/serq/internal/testutil"
+	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
 	"github.com/serq/serq/vllmimport"
@@ -150,5 +153,72 @@ func TestOptions(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%+v: got %v, want %s…", c.o, err, c.want)
 		}
+	}
+}
+
+// t_client is off the GPU's path: a program with 5 ms more of it runs the
+// same steps (every request reaches the engine 5 ms later, all alike), and
+// each request's ttft and e2e are 5 ms longer. (Two stages of 30 s, 800
+// requests.)
+func TestClientOverheadOffTheGPU(t *testing.T) {
+	exps, err := calib.Load(groundTruth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e *calib.Experiment
+	for _, x := range exps {
+		if x.Short() == "llama-2-7b-tp1-general" {
+			e = x
+		}
+	}
+	cal, _ := vllmimport.DefaultCalibration()
+	run := func(tc float64) *interp.Report {
+		c := cal
+		c.TClient = tc
+		src, _, err := e.Program(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// two stages of 30 s, which the run outlasts: it drains
+		p, err := lang.LoadSource("7b.sq", src, lang.Options{Lib: lib.FS, Sets: []lang.Override{{Name: "dur0", Expr: "30"}, {Name: "dur1", Expr: "30"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := interp.New(p, interp.Options{Horizon: 1000, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return s.Report()
+	}
+	a, b := run(0.002), run(0.007)
+	samples := func(r *interp.Report, name string) map[uint64]float64 {
+		m := map[uint64]float64{}
+		for _, o := range r.Observes {
+			if o.Name == name {
+				for _, x := range o.Samples {
+					m[x.Session] = x.Value
+				}
+			}
+		}
+		return m
+	}
+	for _, name := range []string{"ttft", "e2e"} {
+		sa, sb := samples(a, name), samples(b, name)
+		if len(sa) < 400 {
+			t.Fatalf("%d %s samples", len(sa), name)
+		}
+		for k, v := range sa {
+			if w, ok := sb[k]; !ok || math.Abs(w-v-0.005) > 1e-9 {
+				t.Fatalf("session %d: %s %v, then %v with 5 ms more of t_client", k, name, v, w)
+			}
+		}
+	}
+	sa, sb := a.Stages[0], b.Stages[0] // the engine
+	if sa.Name != "vllm" || sa.Iterations != sb.Iterations || math.Abs(sa.MeanDecodeStep-sb.MeanDecodeStep) > 1e-12 || sa.MeanDecodeBatch != sb.MeanDecodeBatch {
+		t.Errorf("the steps differ: %d iterations of %v s (batch %v), then %d of %v s (batch %v)", sa.Iterations, sa.MeanDecodeStep, sa.MeanDecodeBatch,
+			sb.Iterations, sb.MeanDecodeStep, sb.MeanDecodeBatch)
 	}
 }

@@ -216,8 +216,7 @@ func writeProgram(b *strings.Builder, in *Input, pl *Plan) {
 	lets.add("t_step", num(cal.TStep), "s a step: the scheduler, preparing inputs, the sampler")
 	lets.add("t_request", num(cal.TRequest), "s per request in a step")
 	lets.add("t_hop", num(cal.THop), "s per step of an all-reduce: its latency")
-	lets.add("t_api", num(cal.TAPI), "s of the API server before the engine: HTTP, tokenizing")
-	lets.add("t_stream", num(cal.TStream), "s from a token's step to the client: detokenizing, streaming")
+	lets.add("t_client", num(cal.TClient), "s the client sees off the GPU: the API server, detokenizing, streaming")
 	lets.write(f, "")
 	f("let bs = %d;   // --block-size", o.BlockSize)
 	f("")
@@ -258,23 +257,28 @@ func writeProgram(b *strings.Builder, in *Input, pl *Plan) {
 		f("      admit waiting while (running.preempted == 0);")
 	}
 	f("    }")
-	f("    // A step: its fixed costs; then its compute against its memory reads,")
-	f("    // whichever is longer (the layers' products for every token, the LM")
-	f("    // head for every request, attention over every attended token; the")
+	f("    // A step: its fixed costs; then, for each kind of kernel, its compute")
+	f("    // against its memory reads, whichever is longer (a roofline each): the")
+	f("    // layers' products (every token through the weights, every request's")
+	if m.MoE() {
+		f("    // sample through the LM head) against reading the weights (those of")
+		f("    // the experts its tokens touch: E (1 − (1 − k/E)^tokens) of E, routed")
+		f("    // uniformly),")
+	} else {
+		f("    // sample through the LM head) against reading the weights,")
+	}
+	f("    // and attention (over every attended token) against reading the KV")
+	f("    // it attends to and writing the new; then the all-reduces of tensor")
+	f("    // parallelism.")
 	weights := "weight_bytes"
 	if m.MoE() {
-		f("    // weights, the experts its tokens touch (E (1 − (1 − k/E)^tokens) of E,")
-		f("    // routed uniformly), the KV it attends to and writes); then the")
 		weights = "dense_bytes + expert_bytes * experts * (1 - pow(1 - top_k / experts, batch.tokens))"
-	} else {
-		f("    // weights, the KV it attends to and writes); then the")
 	}
-	f("    // all-reduces of tensor parallelism.")
 	f("    execute (t_step + t_request * batch.count")
-	f("             + max(compute(flops_token * batch.tokens + flops_sample * batch.count")
-	f("                           + flops_pair * (batch.attention + batch.context_decode + batch.decoding)),")
-	f("                   memory(%s", weights)
-	f("                          + kv_token_bytes * (batch.context_decode + batch.context_prefill + batch.tokens)))")
+	f("             + max(compute(flops_token * batch.tokens + flops_sample * batch.count),")
+	f("                   memory(%s))", weights)
+	f("             + max(compute(flops_pair * (batch.attention + batch.context_decode + batch.decoding)),")
+	f("                   memory(kv_token_bytes * (batch.context_decode + batch.context_prefill + batch.tokens)))")
 	f("             + allreduces * (allreduce_steps * t_hop + allreduce_bytes * batch.tokens / link_bw));")
 	f("  }")
 	f("")
@@ -371,7 +375,7 @@ func writeServer(f func(string, ...any), in *Input, pl *Plan) {
 	f("  // What vLLM does with one request (lib/vllm.sq explains the hold).")
 	f("  server {")
 	f("    set t0 = now;                    // the client sends it")
-	f("    run api (cost(api, t_api));")
+	f("    run api (cost(api, t_client));   // off the GPU's path: what the client sees besides the steps")
 	f("    set prompt = n;")
 	f("    set kept = prompt;")
 	f("    hold reqs (cost(reqs, 1)), kv (cost(kv, min(known, reused + budget_left(vllm)))) reserve (cost(kv, known))")
@@ -412,8 +416,8 @@ func writeServer(f func(string, ...any), in *Input, pl *Plan) {
 		f("    // the last token, one step later: one of this request's mean steps")
 		last = "now + (now - t_first) / max(1, o - 2)"
 	}
-	f("    set e2e_s = %s - t0 + t_stream;", last)
-	f("    set ttft_s = t_first - t0 + t_stream;")
+	f("    set e2e_s = %s - t0;", last)
+	f("    set ttft_s = t_first - t0;")
 	if !p.Streaming {
 		f("    // (not streamed: inference-perf measures no first token, only e2e)")
 	}
