@@ -22,7 +22,7 @@ const groundTruth = "../validation/groundtruth"
 // TestImportGoldens writes the program of every measured run from its
 // configuration and profile.yaml with the calibration serq carries, holds
 // it to testdata/<run>.sq.golden (go test -update rewrites them after a
-// fit) and loads it.
+// fit; examples/inference-perf holds one of them too) and loads it.
 func TestImportGoldens(t *testing.T) {
 	exps, err := calib.Load(groundTruth)
 	if err != nil {
@@ -42,6 +42,9 @@ func TestImportGoldens(t *testing.T) {
 				t.Fatal(err)
 			}
 			testutil.Golden(t, filepath.Join("testdata", e.Name+".sq.golden"), src)
+			if e.Short() == "llama-2-70b-tp4-general" { // the example is this one
+				testutil.Golden(t, "../examples/inference-perf/llama-2-70b-tp4-general.sq", src)
+			}
 			if _, err := lang.LoadSource(e.Name+".sq", src, lang.Options{Lib: lib.FS}); err != nil {
 				t.Fatalf("the program does not load: %v", err)
 			}
