@@ -347,18 +347,30 @@ func (s *Sim) quietNext(e *engine) bool {
 	if !wholeBelow(q.ctx[ctxDecodeSlot] + q.advance) {
 		return false
 	}
-	saved := s.ctx
-	q.loadCtx(&s.ctx)
-	s.ctx[model.CtxBatchContextDecode] = q.ctx[ctxDecodeSlot] + q.advance
-	s.curEng = e
-	T := s.memoEval(&e.costM)
-	s.curEng = nil
-	s.ctx = saved
+	T := s.quietCost(e, -1)
 	if !(T > 0) {
 		return false
 	}
 	q.nextCost = T
 	return true
+}
+
+// quietCost is the next attempt's cost: the template's context with
+// batch.context_decode moved on, and batch.kv_decode kvb when a growth
+// changes it (kvb ≥ 0).
+func (s *Sim) quietCost(e *engine, kvb float64) float64 {
+	q := &e.quiet
+	saved := s.ctx
+	q.loadCtx(&s.ctx)
+	if kvb >= 0 {
+		s.ctx[model.CtxBatchKVDecode] = kvb
+	}
+	s.ctx[model.CtxBatchContextDecode] = q.ctx[ctxDecodeSlot] + q.advance
+	s.curEng = e
+	T := s.memoEval(&e.costM)
+	s.curEng = nil
+	s.ctx = saved
+	return T
 }
 
 // quietResidents reports whether every resident of e's batch, its token
@@ -420,14 +432,7 @@ func (s *Sim) quietGrowth(e *engine, k int) bool {
 			kvb += s.memHeld(e, x)
 		}
 	}
-	saved := s.ctx
-	q.loadCtx(&s.ctx)
-	s.ctx[model.CtxBatchKVDecode] = kvb
-	s.ctx[model.CtxBatchContextDecode] = q.ctx[ctxDecodeSlot] + q.advance
-	s.curEng = e
-	T := s.memoEval(&e.costM)
-	s.curEng = nil
-	s.ctx = saved
+	T := s.quietCost(e, kvb)
 	if !(T > 0) {
 		return false
 	}
