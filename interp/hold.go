@@ -101,16 +101,16 @@ func pureDemand(e *model.Expr) bool {
 }
 
 // demand is max(units, reserve) of pool i of a hold, evaluated now.
-func (s *Sim) demand(ss *session, h *holdInst, i int) (u float64) {
+func (s *Sim) demand(ss *session, h *holdInst, i int) float64 {
 	hp := &h.st.Holds[i]
-	s.prefixHeader(h, func() {
-		u = s.eval(hp.Units, ss)
-		if hp.Reserve != nil && !(math.IsNaN(u) || u < 0) {
-			// Negative or NaN units are refused whatever the reserve: the
-			// maximum would hide them, and `used` would go negative.
-			u = math.Max(u, s.eval(hp.Reserve, ss))
-		}
-	})
+	prev := s.enterHeader(h)
+	u := s.eval(hp.Units, ss)
+	if hp.Reserve != nil && !(math.IsNaN(u) || u < 0) {
+		// Negative or NaN units are refused whatever the reserve: the
+		// maximum would hide them, and `used` would go negative.
+		u = math.Max(u, s.eval(hp.Reserve, ss))
+	}
+	s.prefix.header = prev
 	return u
 }
 
@@ -200,16 +200,15 @@ func (s *Sim) admit(h *holdInst) {
 	if len(h.pools) > len(units) {
 		unitsOf = make([]float64, 0, len(h.pools))
 	}
-	s.prefixHeader(h, func() {
-		for i := range h.pools {
-			hp := &h.pools[i]
-			pl := &s.pools[hp.pool]
-			unitsOf = append(unitsOf, s.eval(st.Holds[i].Units, ss))
-			if st.Holds[i].Reserve != nil {
-				hp.reserve = pl.roundUp(s.eval(st.Holds[i].Reserve, ss))
-			}
+	prev := s.enterHeader(h)
+	for i := range h.pools {
+		hp := &h.pools[i]
+		pl := &s.pools[hp.pool]
+		unitsOf = append(unitsOf, s.eval(st.Holds[i].Units, ss))
+		if st.Holds[i].Reserve != nil {
+			hp.reserve = pl.roundUp(s.eval(st.Holds[i].Reserve, ss))
 		}
-	})
+	}
 	consumedMax := 0.0
 	for i := range h.pools {
 		hp := &h.pools[i]
@@ -219,7 +218,7 @@ func (s *Sim) admit(h *holdInst) {
 		if prefixOn(h, i) {
 			reuse := math.Inf(1)
 			if st.Reuse != nil {
-				s.prefixHeader(h, func() { reuse = pl.roundDown(s.eval(st.Reuse, ss)) })
+				reuse = pl.roundDown(s.eval(st.Reuse, ss))
 			}
 			consumed = s.prefixAdmit(h, i, alloc, reuse)
 		} else if st.HasCache {
@@ -254,6 +253,7 @@ func (s *Sim) admit(h *holdInst) {
 		}
 		s.poolChanged(pl)
 	}
+	s.prefix.header = prev
 	ss.attrs[s.p.Builtin.Cached] = consumedMax
 	s.admSeq++
 	h.admSeq = s.admSeq

@@ -327,17 +327,16 @@ func (s *Sim) prefixLose(p int) {
 // only when no cached node hangs from it.
 func (e *cacheEntry) evictable() bool { return e.node == nil || len(e.node.kids) == 0 }
 
-// prefixHeader makes cachedin in the header of hold h read its chain while
-// f runs (h without a prefix: f alone).
-func (s *Sim) prefixHeader(h *holdInst, f func()) {
-	if h == nil || h.pfx == nil {
-		f()
-		return
+// enterHeader makes cachedin read hold h's chain while its header is read
+// (h without a prefix: the session's own entries) and returns the hold it
+// read before, to restore: s.prefix.header = prev.
+func (s *Sim) enterHeader(h *holdInst) (prev *holdInst) {
+	prev = s.prefix.header
+	s.prefix.header = nil
+	if h != nil && h.pfx != nil {
+		s.prefix.header = h
 	}
-	prev := s.prefix.header
-	s.prefix.header = h
-	f()
-	s.prefix.header = prev
+	return prev
 }
 
 // headerCachedIn is cachedin(p) when a prefixed hold's header reads it
