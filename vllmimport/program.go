@@ -169,7 +169,7 @@ func writeProgram(b *strings.Builder, in *Input, pl *Plan) {
 	f("// shared_prefix workload, as `serq import vllm` wrote it:")
 	f("//   %s", in.Command)
 	f("// Every number below says where it came from. Run it with")
-	f("//   serq run FILE --horizon %s", num(pl.Horizon))
+	f("//   serq run FILE --horizon %g", pl.Horizon)
 	f("// (the run ends when the last request has; the horizon only bounds it).")
 	f("// Each request is observed once: ttft and e2e (s, what inference-perf")
 	f("// reports as time_to_first_token and request_latency), itl ((e2e − ttft)")

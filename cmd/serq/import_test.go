@@ -85,7 +85,7 @@ func TestImportVLLMErrors(t *testing.T) {
 		{with("--workload", "sharegpt:x.json"), "error: --workload \"sharegpt:x.json\": give inference-perf:PROFILE.yaml (serq maps inference-perf's configurations)\n"},
 		{with("--workload", "inference-perf:"+chat), "error: --workload " + chat + ": `api.type` is \"chat\": serq maps the completion API (a chat API adds the chat template's tokens, which serq does not model)\n"},
 		{with("--tensor-parallel-size", "1"), "error: no memory is left for the KV cache on a NVIDIA H100 SXM 80GB: 79.1 GiB × 0.9 leaves -57.3 GiB after 128.5 GiB of weights and 2.1 GiB of activations (raise --tensor-parallel-size or --gpu-memory-utilization)\n"},
-		{append(base, "--max-model-len", "800"), "error: --max-model-len 800: a request of 574 prompt tokens and 248 output tokens does not fit, and vLLM would refuse every one\n"},
+		{append(base, "--max-model-len", "800"), "error: --max-model-len 800: a request of 573 prompt tokens and 248 output tokens does not fit, and vLLM would refuse every one\n"},
 		{append(base, "--inference-perf-version", "0.4"), "error: --workload " + gtRun + "/profile.yaml: `data.shared_prefix.enable_multi_turn_chat` is true: serq does not map inference-perf's multi-turn chat (each user's conversation growing turn by turn)\n"},
 	} {
 		code, stdout, stderr := serq(t, c.args...)
