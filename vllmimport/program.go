@@ -52,9 +52,9 @@ func NewPlan(in *Input) (*Plan, error) {
 	if pl.Prompt+p.OutputLen > o.MaxModelLen {
 		return nil, errorf("--max-model-len %d: a request of %d prompt tokens and %d output tokens does not fit, and vLLM would refuse every one", o.MaxModelLen, pl.Prompt, p.OutputLen)
 	}
-	if cap := c.KVBlocks * o.BlockSize; o.MaxModelLen > cap {
+	if kvTokens := c.KVBlocks * o.BlockSize; o.MaxModelLen > kvTokens {
 		return nil, errorf("--max-model-len %d is more than the %d tokens of KV cache (%d blocks of %d): vLLM would not start (raise --gpu-memory-utilization or --tensor-parallel-size, or lower --max-model-len)",
-			o.MaxModelLen, cap, c.KVBlocks, o.BlockSize)
+			o.MaxModelLen, kvTokens, c.KVBlocks, o.BlockSize)
 	}
 	pl.Stride = stride(p.Prompts())
 	total := 0.0
