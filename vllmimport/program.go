@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/serq/serq/hardware"
+	"github.com/serq/serq/internal/safeio"
 )
 
 // Input is what Write needs: the model, the GPU, vLLM's options (resolved)
@@ -154,6 +155,11 @@ func (b *letBlock) write(f func(string, ...any), indent string) {
 	}
 }
 
+// line is a string from the command line made fit for a comment: one
+// line, no control character (a path with a newline would end the comment
+// and write code).
+func line(s string) string { return safeio.PrintableLine(s) }
+
 // gb writes bytes in GiB with two decimals.
 func gb(x float64) string { return fmt.Sprintf("%.2f GiB", x/(1<<30)) }
 
@@ -165,9 +171,9 @@ func writeProgram(b *strings.Builder, in *Input, pl *Plan) {
 	if tp > 1 {
 		gpus = fmt.Sprintf("%d × %s (tensor parallel)", tp, g.Name)
 	}
-	f("// vLLM serving %s on %s, under inference-perf's", in.ModelName, gpus)
+	f("// vLLM serving %s on %s, under inference-perf's", line(in.ModelName), gpus)
 	f("// shared_prefix workload, as `serq import vllm` wrote it:")
-	f("//   %s", in.Command)
+	f("//   %s", line(in.Command))
 	f("// Every number below says where it came from. Run it with")
 	f("//   serq run FILE --horizon %g", pl.Horizon)
 	f("// (the run ends when the last request has; the horizon only bounds it).")
@@ -185,8 +191,8 @@ func writeProgram(b *strings.Builder, in *Input, pl *Plan) {
 	f("")
 	f(`use "std/args";`)
 	f("")
-	f("// The model (%s): %s.", filepath.Base(m.Name), m.String())
-	f("// The GPU (%s): %s; %s of memory; %s between GPUs.", in.GPUName, g.Name, gb(g.Memory), g.LinkTag)
+	f("// The model (%s): %s.", line(filepath.Base(m.Name)), m.String())
+	f("// The GPU (%s): %s; %s of memory; %s between GPUs.", line(in.GPUName), g.Name, gb(g.Memory), g.LinkTag)
 	f("// A step's work on each GPU of the group (package hardware):")
 	lets := &letBlock{}
 	lets.add("flops_token", num(c.FlopsPerToken), fmt.Sprintf("FLOPs per scheduled token through the layers: 2 × %s active parameters / %d", eng(m.ActiveParams()), tp))
@@ -304,7 +310,7 @@ func defaultNote(set bool) string {
 
 func writeWorkload(f func(string, ...any), in *Input, pl *Plan) {
 	p := in.Profile
-	f("  // The client: inference-perf (%s, read as inference-perf %s reads it).", filepath.Base(p.Path), p.Version)
+	f("  // The client: inference-perf (%s, read as inference-perf %s reads it).", line(filepath.Base(p.Path)), p.Version)
 	if len(p.Ignored) > 0 {
 		f("  // inference-perf %s does not know %s: it used", p.Version, strings.Join(p.Ignored, ", "))
 		f("  // %s as its configuration gives them.", p.GroupsFromNames)

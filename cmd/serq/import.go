@@ -44,8 +44,12 @@ func importVars() map[string]string {
 	return map[string]string{"archs": strings.Join(hardware.Architectures(), ", "), "gpus": strings.Join(hardware.GPUs(), ", ")}
 }
 
-// maxConfigSize bounds what serq import reads of a config or profile.
-const maxConfigSize = 16 << 20
+// The files serq import reads: a model's config.json and inference-perf's
+// configuration (YAML, or JSON, which is YAML), 16 MiB at most.
+var (
+	modelConfigKind = safeio.Kind{What: "a model config", Exts: []string{".json"}, Limit: 16 << 20}
+	workloadKind    = safeio.Kind{What: "an inference-perf configuration", Exts: []string{".yaml", ".yml", ".json"}, Limit: 16 << 20}
+)
 
 // scanImport checks `serq import`'s arguments as scan does: the importer
 // first, then only its flags, each value present.
@@ -120,7 +124,7 @@ func (c *importVLLMCmd) Run(e *env) error {
 
 // write reads the inputs and writes the program.
 func (c *importVLLMCmd) write() ([]byte, error) {
-	b, err := safeio.ReadFile(c.ModelConfig, maxConfigSize, "model config")
+	b, err := modelConfigKind.Read(c.ModelConfig)
 	if err != nil {
 		return nil, fmt.Errorf("--model-config: %v", err)
 	}
@@ -137,7 +141,7 @@ func (c *importVLLMCmd) write() ([]byte, error) {
 	if !ok || kind != "inference-perf" || path == "" {
 		return nil, fmt.Errorf("--workload %q: give inference-perf:PROFILE.yaml (serq maps inference-perf's configurations)", c.Workload)
 	}
-	b, err = safeio.ReadFile(path, maxConfigSize, "inference-perf configuration")
+	b, err = workloadKind.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("--workload: %v", err)
 	}

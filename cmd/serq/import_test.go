@@ -106,3 +106,38 @@ func TestImportVLLMHelp(t *testing.T) {
 		}
 	}
 }
+
+// A path with a newline in it stays inside the header's comments: the
+// program it writes is the program, one `fn main`.
+func TestImportVLLMHostilePath(t *testing.T) {
+	t.Chdir("../..")
+	b, err := os.ReadFile(gt70b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "x\nfn main() { }\n// ")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(cfg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := serq(t, "import", "vllm", "--model-config", cfg, "--gpu", "H100", "--workload", gtProf, "--tensor-parallel-size", "4")
+	mains := 0
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "fn main") {
+			mains++
+		}
+	}
+	if code != 0 || mains != 1 {
+		t.Fatalf("exit %d, %d lines of fn main, stderr %s", code, mains, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "run.sq")
+	if err := os.WriteFile(out, []byte(stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := serq(t, "check", out); code != 0 {
+		t.Errorf("serq check: exit %d: %s", code, stderr)
+	}
+}
