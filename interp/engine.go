@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/serq/serq/model"
 )
@@ -22,6 +23,7 @@ type engine struct {
 	idx     int        // the stage's index
 	ei      int        // the engine's index in Sim.engs
 	res     []*session // residents
+	order   []*session // advanceInOrder's sorted copy of res
 	regs    []float64
 	busy    bool
 	epoch   uint32
@@ -78,6 +80,7 @@ const (
 )
 
 func (s *Sim) initEngines() {
+	s.batchReads = readsBatchContext(s.p)
 	s.engs = make([]engine, len(s.p.Engines))
 	shapes := exprShapes{}
 	for i := range s.p.Engines {
@@ -312,15 +315,23 @@ func (s *Sim) attempt(e *engine) {
 	e.idle = false
 	// the batch
 	ntok, npre, ndec, kvb, kvp := 0.0, 0.0, 0, 0.0, 0.0
+	cdec, cpre, psum := 0.0, 0.0, 0.0
 	for _, r := range e.assign {
 		ntok += r.job.assign
 		m := s.memHeld(e, r)
+		pos := 0.0
+		if s.batchReads {
+			pos = s.runPos(r)
+		}
 		if r.job.mode == model.ModeDecode {
 			ndec++
 			kvb += m
+			cdec += pos
 		} else {
 			npre += r.job.assign
 			kvp += m
+			cpre += pos
+			psum += pos * r.job.assign
 		}
 	}
 	s.ctx[model.CtxRunningCount] = float64(len(e.res))
@@ -330,6 +341,12 @@ func (s *Sim) attempt(e *engine) {
 	s.ctx[model.CtxBatchKVDecode] = kvb
 	s.ctx[model.CtxBatchKVPrefill] = kvp
 	s.ctx[model.CtxBatchAttention] = e.attn
+	if s.batchReads {
+		s.ctx[model.CtxBatchCount] = float64(len(e.assign))
+		s.ctx[model.CtxBatchPosition] = psum
+		s.ctx[model.CtxBatchContextDecode] = cdec
+		s.ctx[model.CtxBatchContextPrefill] = cpre
+	}
 	T := s.memoEval(&e.costM)
 	s.claimIteration(e)
 	if math.IsNaN(T) || T < 0 || (ntok > 0 && !(T > 0)) {
@@ -364,6 +381,48 @@ func (s *Sim) attempt(e *engine) {
 	}
 	s.schedule(s.now+T, evIterEnd, int32(e.idx), e.epoch, nil)
 	s.captureQuiet(e, budget, T, ndec, ver != s.poolVer)
+}
+
+// batchContext are the batch's context variables an attempt computes only
+// for a program that reads one (Sim.batchReads): the others stay 0.
+var batchContext = []model.Ctx{model.CtxBatchCount, model.CtxBatchPosition, model.CtxBatchContextDecode, model.CtxBatchContextPrefill}
+
+// readsBatchContext reports whether an engine's cost or a claim reads one
+// of batchContext.
+func readsBatchContext(p *model.Program) bool {
+	var exprs []*model.Expr
+	for i := range p.Engines {
+		exprs = append(exprs, p.Engines[i].Cost)
+	}
+	for i := range p.Claims {
+		exprs = append(exprs, p.Claims[i].Expr, p.Claims[i].Given)
+	}
+	found := false
+	for _, e := range exprs {
+		if e == nil {
+			continue
+		}
+		e.Walk(func(x *model.Expr) bool {
+			if x.Op == model.ECtx && slices.Contains(batchContext, model.Ctx(x.Slot)) {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// runPos is a resident's computed position on the pool its run grows:
+// the tokens of KV its next token attends to (0 for a run that grows
+// nothing, as serve reads it).
+func (s *Sim) runPos(r *session) float64 {
+	if r.job.growing < 0 {
+		return 0
+	}
+	if h, i := innermost(r, r.job.growing); h != nil {
+		return h.pools[i].pos
+	}
+	return 0
 }
 
 func (s *Sim) setIterStats(e *engine, running bool) {
@@ -469,6 +528,10 @@ func (s *Sim) runCtx(r *session) {
 func (s *Sim) advanceRunning(e *engine, st *model.SchedStep) {
 	e.endStmt = false
 	e.stmtNo++
+	if len(st.Order) == 0 && !s.noFastPath {
+		s.advanceInOrder(e, st)
+		return
+	}
 	for e.left > 0 && s.err == nil && !e.endStmt {
 		r := s.nextResident(e, st.Order)
 		if r == nil {
@@ -477,6 +540,40 @@ func (s *Sim) advanceRunning(e *engine, st *model.SchedStep) {
 		r.job.passedStmt = e.stmtNo
 		s.serve(e, r, st.Only)
 	}
+}
+
+// advanceInOrder is advanceRunning without keys: the residents in
+// admission order, each served unless this iteration or statement passed
+// it. nextResident's scan picks the same: the least admission sequence
+// among those not passed, ties to the earlier in res (a stable sort), and
+// serving adds no resident (a preemption only removes one, whose job then
+// is on no stage). It sorts once where the scan reads every resident for
+// every pick.
+func (s *Sim) advanceInOrder(e *engine, st *model.SchedStep) {
+	order := append(e.order[:0], e.res...)
+	slices.SortStableFunc(order, func(a, b *session) int { return cmpSeq(a.job.admSeq, b.job.admSeq) })
+	e.order = order
+	for _, r := range order {
+		if e.left <= 0 || s.err != nil || e.endStmt {
+			break
+		}
+		if r.job.stage != int32(e.idx) || r.job.mode == model.ModeNone || r.job.servedIt == e.iterNo || r.job.passedStmt == e.stmtNo {
+			continue
+		}
+		r.job.passedStmt = e.stmtNo
+		s.serve(e, r, st.Only)
+	}
+	clear(e.order)
+}
+
+func cmpSeq(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // serve gives one resident its tokens for the iteration. A resident its
@@ -726,6 +823,9 @@ func (s *Sim) iterEnd(idx int, epoch uint32) {
 			if h, i := innermost(r, j.growing); h != nil {
 				h.advanced = true
 				h.pools[i].pos += tok
+				if j.mode == model.ModePrefill && prefixOn(h, i) {
+					s.prefixCompute(h, i)
+				}
 			}
 		}
 		if j.mode == model.ModeDecode {

@@ -497,6 +497,7 @@ func (s *Sim) losePool(p int) {
 			pl.removeEntry(e)
 		}
 	}
+	s.prefixLose(p)
 	s.compactEntries(pl)
 	s.poolChanged(pl)
 	s.admitSettle()

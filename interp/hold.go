@@ -31,6 +31,9 @@ func (s *Sim) hold(ss *session, st *model.Stmt) bool {
 		}
 		h.pools = append(h.pools, holdPool{pool: p})
 	}
+	if st.Prefix != nil && !s.readPrefix(ss, h) {
+		return false
+	}
 	f := ss.top()
 	h.retPC = f.pc - 1
 	h.depth = len(ss.frames)
@@ -100,12 +103,14 @@ func pureDemand(e *model.Expr) bool {
 // demand is max(units, reserve) of pool i of a hold, evaluated now.
 func (s *Sim) demand(ss *session, h *holdInst, i int) float64 {
 	hp := &h.st.Holds[i]
+	prev := s.enterHeader(h)
 	u := s.eval(hp.Units, ss)
 	if hp.Reserve != nil && !(math.IsNaN(u) || u < 0) {
 		// Negative or NaN units are refused whatever the reserve: the
 		// maximum would hide them, and `used` would go negative.
 		u = math.Max(u, s.eval(hp.Reserve, ss))
 	}
+	s.prefix.header = prev
 	return u
 }
 
@@ -195,6 +200,7 @@ func (s *Sim) admit(h *holdInst) {
 	if len(h.pools) > len(units) {
 		unitsOf = make([]float64, 0, len(h.pools))
 	}
+	prev := s.enterHeader(h)
 	for i := range h.pools {
 		hp := &h.pools[i]
 		pl := &s.pools[hp.pool]
@@ -209,7 +215,13 @@ func (s *Sim) admit(h *holdInst) {
 		pl := &s.pools[hp.pool]
 		alloc := pl.roundUp(unitsOf[i])
 		consumed := 0.0
-		if st.HasCache {
+		if prefixOn(h, i) {
+			reuse := math.Inf(1)
+			if st.Reuse != nil {
+				reuse = pl.roundDown(s.eval(st.Reuse, ss))
+			}
+			consumed = s.prefixAdmit(h, i, alloc, reuse)
+		} else if st.HasCache {
 			if e := s.ownEntry(ss, pl.index); e != nil {
 				reuse := math.Inf(1)
 				if st.Reuse != nil {
@@ -241,6 +253,7 @@ func (s *Sim) admit(h *holdInst) {
 		}
 		s.poolChanged(pl)
 	}
+	s.prefix.header = prev
 	ss.attrs[s.p.Builtin.Cached] = consumedMax
 	s.admSeq++
 	h.admSeq = s.admSeq
@@ -382,7 +395,10 @@ func (s *Sim) releasePool(h *holdInst, i int, cacheL float64, hasCache bool) {
 	if !holdsPool(h.owner, hp.pool) {
 		pl.holders--
 	}
-	if hasCache && !pl.down && h.owner != nil {
+	if hasCache && prefixOn(h, i) {
+		// a pool that went down, or a stranded lease's, keeps nothing
+		s.prefixRelease(h, i, math.Min(cacheL, computedPos(h, i)), !pl.down && h.owner != nil)
+	} else if hasCache && !pl.down && h.owner != nil {
 		n := math.Min(cacheL, computedPos(h, i))
 		s.cacheAt(h.owner, pl, n)
 		if n > 0 {

@@ -24,6 +24,8 @@ type cacheEntry struct {
 	seq    uint64  // release sequence
 	dead   bool    // the leftover of a consumed entry: unusable
 	gone   bool    // evicted or dropped
+
+	node *prefixNode // a shared prefix's node (prefix.go), no session's
 }
 
 type pool struct {
@@ -96,6 +98,7 @@ type holdInst struct {
 	// advanced: a growing run or a load moved the hold, so each pool's
 	// computed is its own position; before that it is the allocation.
 	advanced bool
+	pfx      *prefixChain // its `prefix`, read when it was reached (prefix.go)
 }
 
 func (s *Sim) initPools() {
@@ -174,6 +177,9 @@ func (s *Sim) poolObservable(pl *pool, f model.Func, ss *session) float64 {
 	case model.PFree:
 		return pl.cap - pl.used
 	case model.PCachedIn:
+		if x, ok := s.headerCachedIn(pl.index); ok {
+			return x
+		}
 		if ss == nil {
 			return 0
 		}
@@ -257,6 +263,9 @@ func (s *Sim) evict(pl *pool, need float64) {
 				pl.evictN++
 			}
 		}
+		if e.node != nil {
+			s.nodeEvicted(e)
+		}
 		if pl.m.Spill != nil {
 			s.spill(pl, e, take)
 		}
@@ -290,7 +299,7 @@ func (s *Sim) victimEntry(pl *pool) *cacheEntry {
 	m := &s.keys.entry
 	m.reset(len(keys))
 	for _, e := range pl.entries {
-		if e.gone || e.size <= 0 {
+		if e.gone || e.size <= 0 || !e.evictable() {
 			continue
 		}
 		if keys == nil {

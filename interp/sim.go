@@ -147,9 +147,11 @@ type Sim struct {
 	liveAvg  TimeIntegral // sessions live over time, for the report's mean live
 	warm     bool         // past the warm-up: statistics are kept
 	draining bool         // --arrivals reached: no more arrivals
-	finished bool         // the run is over (horizon, drain or deadlock)
-	end      float64      // the time the run ended
-	err      error        // the failure that stopped the run, a *RunError or *ProgressError
+	// arrStages sends `arrive constant(…), …;` (arrivestages.go)
+	arrStages arrivalStages
+	finished  bool    // the run is over (horizon, drain or deadlock)
+	end       float64 // the time the run ended
+	err       error   // the failure that stopped the run, a *RunError or *ProgressError
 
 	// The deployment.
 	stages []stage
@@ -182,6 +184,10 @@ type Sim struct {
 	// Evaluation context.
 	ctx    [model.NumCtx]float64 // the context variables (model.Ctx) being read
 	curEng *engine               // the engine whose clause is being evaluated (registers, budget_left)
+	// batchReads: the program reads the batch's count or exact context
+	// (engine.go batchContext), which attempts then compute
+	batchReads bool
+	prefix     prefixState // the tries of shared prefixes (prefix.go)
 	// While an engine admits, budget_left of budgetEngine is
 	// budgetOverride, the budget the iteration has left.
 	budgetOverride float64
@@ -256,8 +262,8 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	if !(opt.Warmup >= 0) || opt.Warmup >= opt.Horizon {
 		return nil, fmt.Errorf("the warm-up must be at least 0 and below the horizon")
 	}
-	if opt.Arrivals > 0 && p.Workload.Arrive != model.ArrivePoisson && p.Workload.Arrive != model.ArriveRenewal {
-		return nil, fmt.Errorf("--arrivals needs an open workload (poisson or renewal)")
+	if a := p.Workload.Arrive; opt.Arrivals > 0 && a != model.ArrivePoisson && a != model.ArriveRenewal && a != model.ArriveConstant {
+		return nil, fmt.Errorf("--arrivals needs an open workload (poisson, renewal or constant)")
 	}
 	s := &Sim{p: p, opt: opt, noFastPath: opt.NoFastPath, maxLive: opt.MaxLive}
 	if s.maxLive == 0 {
@@ -310,6 +316,10 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 			return nil, err
 		}
 		s.schedule(gap, evArrive, 0, 0, nil)
+	case model.ArriveConstant:
+		if t, ok := s.nextConstant(); ok {
+			s.schedule(t, evArrive, 0, 0, nil)
+		}
 	case model.ArriveClosed, model.ArriveBatch:
 		// All n sessions arrive in one event: they start in order and run
 		// before any of them is admitted anywhere.
@@ -789,6 +799,14 @@ func (s *Sim) arrive() {
 				return
 			}
 			s.schedule(s.now+gap, evArrive, 0, 0, nil)
+		}
+	case model.ArriveConstant:
+		if !s.draining {
+			if t, ok := s.nextConstant(); ok {
+				s.schedule(t, evArrive, 0, 0, nil)
+			} else {
+				s.draining = true // the last stage is sent
+			}
 		}
 	}
 	s.startSession()

@@ -55,6 +55,16 @@ type quietIter struct {
 	// index in engine.assign (-1: none), the new cost and batch memory
 	growNow          int
 	growCost, growKV float64
+
+	// batch.context_decode: when the program reads the batch's exact
+	// context (advCtx: Sim.batchReads), every quiet iteration moves each
+	// growing resident's position on by one token, so the next attempt's sum
+	// is the template's plus advance (whole numbers below 2^52, which any
+	// order of summing gives exactly), and its cost is read again (quietNext
+	// keeps it in nextCost until the iteration takes it).
+	advCtx   bool
+	advance  float64
+	nextCost float64
 }
 
 // quietGrow is the growing hold of a resident of the batch (by its index
@@ -69,13 +79,18 @@ type quietGrow struct {
 // last the two that only setBatchCtx sets.
 const quietResident = 5
 
-// kvDecodeSlot is batch.kv_decode's index in quietSlots.
-const kvDecodeSlot = 8
+// kvDecodeSlot is batch.kv_decode's index in quietSlots, ctxDecodeSlot
+// batch.context_decode's.
+const (
+	kvDecodeSlot  = 8
+	ctxDecodeSlot = 13
+)
 
 var quietSlots = [...]model.Ctx{
 	model.CtxRunningCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill,
 	model.CtxWaitingCount, model.CtxBatchTokens, model.CtxBatchPrefilled, model.CtxBatchDecoding,
 	model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention,
+	model.CtxBatchCount, model.CtxBatchPosition, model.CtxBatchContextDecode, model.CtxBatchContextPrefill,
 	model.CtxRunningPreempted, model.CtxWaitingAdmitted,
 }
 
@@ -94,9 +109,13 @@ func (q *quietIter) loadCtx(c *[model.NumCtx]float64) {
 	c[model.CtxBatchKVDecode] = q.ctx[8]
 	c[model.CtxBatchKVPrefill] = q.ctx[9]
 	c[model.CtxBatchAttention] = q.ctx[10]
+	c[model.CtxBatchCount] = q.ctx[11]
+	c[model.CtxBatchPosition] = q.ctx[12]
+	c[model.CtxBatchContextDecode] = q.ctx[13]
+	c[model.CtxBatchContextPrefill] = q.ctx[14]
 	if q.nctx > batchOnly {
-		c[model.CtxRunningPreempted] = q.ctx[11]
-		c[model.CtxWaitingAdmitted] = q.ctx[12]
+		c[model.CtxRunningPreempted] = q.ctx[15]
+		c[model.CtxWaitingAdmitted] = q.ctx[16]
 	}
 }
 
@@ -134,6 +153,7 @@ func (s *Sim) initQuiet(e *engine) {
 	}
 	e.quietOK = ok && adv > 0
 	e.quiet.adv = adv
+	e.quiet.advCtx = s.batchReads
 	e.quiet.regrow = regrow
 	e.quiet.growNow = -1 // none: it holds a growth only between quietGrowth and the iteration taking it
 }
@@ -210,6 +230,21 @@ func (s *Sim) captureQuiet(e *engine, budget, cost float64, ndec int, grew bool)
 			}
 		}
 		q.grow = append(q.grow, g)
+	}
+	q.advance = 0
+	if q.advCtx {
+		// every position whole, so that the sums stay exact
+		for _, g := range q.grow {
+			if g.h != nil {
+				if !wholeBelow(g.h.pools[g.i].pos) {
+					return
+				}
+				q.advance++
+			}
+		}
+		if !wholeBelow(s.ctx[model.CtxBatchContextDecode]) {
+			return
+		}
 	}
 	for _, p := range q.pools {
 		if !slices.Contains(s.poolTemplates[p], int32(e.ei)) {
@@ -289,7 +324,53 @@ func (s *Sim) quietReady(e *engine) bool {
 	if !ok || q.stale && !s.refreshQuiet(e) {
 		return false
 	}
-	return grow < 0 || s.quietGrowth(e, grow)
+	return s.quietNextOrGrowth(e, grow)
+}
+
+// quietNextOrGrowth is quietGrowth for a growth (grow ≥ 0), else
+// quietNext.
+func (s *Sim) quietNextOrGrowth(e *engine, grow int) bool {
+	if grow >= 0 {
+		return s.quietGrowth(e, grow)
+	}
+	return s.quietNext(e)
+}
+
+// quietNext reads the next attempt's cost when the program reads
+// batch.context_decode, which a quiet iteration moves on, and keeps it for
+// quietIteration if it is a valid duration.
+func (s *Sim) quietNext(e *engine) bool {
+	q := &e.quiet
+	if q.advance == 0 {
+		return true
+	}
+	if !wholeBelow(q.ctx[ctxDecodeSlot] + q.advance) {
+		return false
+	}
+	T := s.quietCost(e, -1)
+	if !(T > 0) {
+		return false
+	}
+	q.nextCost = T
+	return true
+}
+
+// quietCost is the next attempt's cost: the template's context with
+// batch.context_decode moved on, and batch.kv_decode kvb when a growth
+// changes it (kvb ≥ 0).
+func (s *Sim) quietCost(e *engine, kvb float64) float64 {
+	q := &e.quiet
+	saved := s.ctx
+	q.loadCtx(&s.ctx)
+	if kvb >= 0 {
+		s.ctx[model.CtxBatchKVDecode] = kvb
+	}
+	s.ctx[model.CtxBatchContextDecode] = q.ctx[ctxDecodeSlot] + q.advance
+	s.curEng = e
+	T := s.memoEval(&e.costM)
+	s.curEng = nil
+	s.ctx = saved
+	return T
 }
 
 // quietResidents reports whether every resident of e's batch, its token
@@ -351,13 +432,7 @@ func (s *Sim) quietGrowth(e *engine, k int) bool {
 			kvb += s.memHeld(e, x)
 		}
 	}
-	saved := s.ctx
-	q.loadCtx(&s.ctx)
-	s.ctx[model.CtxBatchKVDecode] = kvb
-	s.curEng = e
-	T := s.memoEval(&e.costM)
-	s.curEng = nil
-	s.ctx = saved
+	T := s.quietCost(e, kvb)
 	if !(T > 0) {
 		return false
 	}
@@ -456,7 +531,12 @@ func (s *Sim) quietIteration(e *engine, setCtx bool) {
 		// another way, checkpoints and all, must equal: SameState)
 		q.growNow, q.growCost, q.growKV = -1, 0, 0
 		setCtx = true
+	} else if q.advance > 0 {
+		// the next attempt's cost, read with its context (quietNext)
+		q.cost, q.nextCost = q.nextCost, 0
+		setCtx = true
 	}
+	q.ctx[ctxDecodeSlot] += q.advance
 	// iterEnd sets these to 0 or none and the attempt back: their areas
 	// advance to now
 	e.stage.util.touch(now)
@@ -564,7 +644,7 @@ func (s *Sim) quietRun(n uint64, until float64) uint64 {
 			} else if more {
 				// nothing but e's residents changed since quietReady
 				grow, ok := s.quietResidents(e)
-				more = ok && (grow < 0 || s.quietGrowth(e, grow))
+				more = ok && s.quietNextOrGrowth(e, grow)
 			}
 			if !more {
 				s.schedule(next, evIterEnd, int32(e.idx), e.epoch, nil)

@@ -668,6 +668,23 @@ func hasTurn(b *model.Block) bool {
 
 func (l *lowerer) arrival(a *syntax.ArriveItem) {
 	w := &l.prog.Workload
+	if len(a.Stages) > 0 {
+		w.Arrive = model.ArriveConstant
+		for _, st := range a.Stages {
+			r, okR := l.constValue(st.Rate, "a stage's rate")
+			d, okD := l.constValue(st.Duration, "a stage's duration")
+			switch {
+			case okR && !(r > 0 && !math.IsInf(r, 0)):
+				l.errorf(st.Rate.Pos, "a stage's rate must be positive and finite, not %s", fmtNum(r))
+			case okD && !(d > 0 && !math.IsInf(d, 0)):
+				l.errorf(st.Duration.Pos, "a stage's duration must be positive and finite, not %s", fmtNum(d))
+			case okR && okD && math.Floor(r*d) < 1:
+				l.errorf(st.Pos, "a stage of rate %s for %s has no session: it sends floor(rate · duration) = 0", fmtNum(r), fmtNum(d))
+			}
+			w.Stages = append(w.Stages, model.ArriveStage{Rate: model.F64(r), Duration: model.F64(d)})
+		}
+		return
+	}
 	switch a.Kind {
 	case "none":
 		w.Arrive = model.ArriveNone

@@ -576,8 +576,8 @@ var keywords = strings.Fields(`use let def fn main args number stage fifo ps del
 evict lru by preempt none lifo requeue head tail queue reserve held spill via when admit device engine
 tokens granule state schedule execute advance running only admission decode first each at most waiting
 while exclusive prefill branch else set serve latency nic from pull push share maxmin bottleneck workload
-arrive poisson renewal closed batch trace ordered hidden init turn session server gauge claim given every
-some iteration of end Size Cost hold reuse cache lease grow drop release load run growing with loop fork
+arrive poisson renewal closed batch constant trace ordered hidden init turn session server gauge claim given every
+some iteration of end Size Cost hold reuse prefix cache lease grow drop release load run growing with loop fork
 join choose in mark tool transfer to observe max min sum
 renew for retry picture refresh detect expiry failure timeout faults down after stall fail
 budget chunk cost enter keep memory request`)

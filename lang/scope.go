@@ -54,10 +54,12 @@ var ctxAllowed = map[moment][]model.Ctx{
 	momEngGuard: {model.CtxRunningCount, model.CtxWaitingCount, model.CtxRunningDecoding, model.CtxRunningKVDecode, model.CtxRunningKVPrefill,
 		model.CtxRunningPreempted, model.CtxWaitingAdmitted, model.CtxBatchTokens, model.CtxBatchPrefilled},
 	momEngCost: {model.CtxNow, model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens, model.CtxBatchPrefilled, model.CtxBatchDecoding,
-		model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention},
+		model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention, model.CtxBatchCount, model.CtxBatchPosition,
+		model.CtxBatchContextDecode, model.CtxBatchContextPrefill},
 	momQuery: {model.CtxNow},
 	momClaim: {model.CtxNow, model.CtxDemand, model.CtxServed, model.CtxArrived, model.CtxRunningCount, model.CtxWaitingCount, model.CtxBatchTokens,
-		model.CtxBatchPrefilled, model.CtxBatchDecoding, model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention},
+		model.CtxBatchPrefilled, model.CtxBatchDecoding, model.CtxBatchKVDecode, model.CtxBatchKVPrefill, model.CtxBatchAttention,
+		model.CtxBatchCount, model.CtxBatchPosition, model.CtxBatchContextDecode, model.CtxBatchContextPrefill},
 }
 
 func (m moment) readsAttrs() bool {

@@ -611,6 +611,9 @@ func (l *lowerer) holdClauses(st *model.Stmt, s *syntax.HoldStmt, hs *scope, hel
 		l.checkAmount(s.Reuse, v, "`reuse (…)`")
 		st.Reuse = v
 	}
+	if s.Prefix != nil {
+		l.holdPrefix(st, s, hs, held)
+	}
 	if s.Cache != nil {
 		cs := hs.child()
 		cs.mom = momSession
@@ -1407,4 +1410,44 @@ func (l *lowerer) bindingAttr(name string) int {
 		l.bindingAttrs[slot] = true
 	}
 	return slot
+}
+
+// holdPrefix lowers a hold's `prefix (key: length, …)`: the content chain
+// its pools with a block share their cache by (interp/prefix.go). Keys and
+// lengths are read when the hold is reached, so they read attributes and
+// constants, not live state.
+func (l *lowerer) holdPrefix(st *model.Stmt, s *syntax.HoldStmt, hs *scope, held []*heldPool) {
+	pos := s.Prefix[0].Pos
+	if s.Cache == nil {
+		l.errorf(pos, "`prefix` needs a `cache` clause: the chain names the content that the hold's cache is shared by")
+	}
+	blocks := false
+	for _, h := range held {
+		p := &l.prog.Pools[l.prog.PoolFams[h.fam].First]
+		if p.Block > 0 {
+			blocks = true
+			if p.Spill != nil {
+				l.errorf(pos, "`prefix` shares `%s`'s cache across sessions, and `%s` spills: a shared prefix cannot spill into one session's tier", h.text, h.text)
+			}
+		}
+	}
+	if !blocks {
+		l.errorf(pos, "`prefix`: none of the hold's pools has a `block`, and a cache is shared by whole blocks").Hint = "declare `block` on the pool that holds the KV"
+	}
+	for _, seg := range s.Prefix {
+		for _, x := range []*syntax.Expr{seg.Key, seg.Length} {
+			v, t := l.expr(x, hs)
+			if t.isCost() && !t.bad() {
+				l.errorf(x.Pos, "a prefix's key and length are numbers, not %s", t)
+			}
+			if readsLive(v) {
+				l.errorf(x.Pos, "a prefix's key and length are read when the hold is reached: they read attributes and constants, not live state")
+			}
+			if x == seg.Key {
+				st.Prefix = append(st.Prefix, model.Segment{Key: v})
+			} else {
+				st.Prefix[len(st.Prefix)-1].Length = v
+			}
+		}
+	}
 }

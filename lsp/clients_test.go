@@ -386,7 +386,7 @@ func TestCompletionWhileTyping(t *testing.T) {
 	for _, tt := range []struct{ at, line string }{
 		{"D[j].", "c decode gpu kept kv nic produced read_done reqs transferred"},
 		{"D[j].k", "c decode gpu kept kv nic produced read_done reqs transferred"},
-		{"batch.", "attention decoding kv_decode kv_prefill prefilled tokens"},
+		{"batch.", "attention context_decode context_prefill count decoding kv_decode kv_prefill position prefilled tokens"},
 		{"running.", "count decoding kv_decode kv_prefill preempted"},
 		{"args.", "number"},
 		{"= D.", "c decode gpu kept kv nic produced read_done reqs transferred"},

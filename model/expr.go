@@ -137,6 +137,12 @@ const (
 	CtxDemand
 	CtxServed
 	CtxArrived
+	// The batch's request count and exact-token reads (after the older ones,
+	// so that their IR slots stay where they were).
+	CtxBatchCount
+	CtxBatchPosition
+	CtxBatchContextDecode
+	CtxBatchContextPrefill
 	NumCtx
 )
 
@@ -145,7 +151,7 @@ var CtxNames = [...]string{"now", "waited", "size", "age", "last", "waiting", "p
 	"position", "admission", "remaining", "running.count", "running.decoding", "running.kv_decode",
 	"running.kv_prefill", "running.preempted", "waiting.count", "waiting.admitted", "batch.tokens",
 	"batch.prefilled", "batch.decoding", "batch.kv_decode", "batch.kv_prefill", "batch.attention",
-	"demand", "served", "arrived"}
+	"demand", "served", "arrived", "batch.count", "batch.position", "batch.context_decode", "batch.context_prefill"}
 
 func (c Ctx) String() string { return CtxNames[c] }
 

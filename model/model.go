@@ -321,10 +321,11 @@ const (
 	ArriveRenewal
 	ArriveClosed
 	ArriveBatch
+	ArriveConstant
 )
 
 func (k ArrivalKind) MarshalText() ([]byte, error) {
-	return []byte([...]string{"none", "poisson", "renewal", "closed", "batch"}[k]), nil
+	return []byte(arrivalKindNames[k]), nil
 }
 
 // Workload is the client side.
@@ -343,6 +344,16 @@ type Workload struct {
 	// Timeout is read at every turn after the turn block: the request is
 	// given up if it has not finished that long after the turn started.
 	Timeout *Expr `json:"timeout,omitempty"`
+
+	// Stages are `arrive constant(rate, duration), …;`, in order.
+	Stages []ArriveStage `json:"stages,omitempty"`
+}
+
+// ArriveStage is one `constant(rate, duration)` of a staged workload:
+// floor(rate · duration) sessions over duration time units.
+type ArriveStage struct {
+	Rate     F64 `json:"rate"`
+	Duration F64 `json:"duration"`
 }
 
 // TraceTurn is one recorded turn of a trace: the attributes its `turn;`

@@ -118,6 +118,7 @@ type Stmt struct {
 
 	Holds    []HoldPool `json:"holds,omitempty"`
 	Reuse    *Expr      `json:"reuse,omitempty"`
+	Prefix   []Segment  `json:"prefix,omitempty"` // a hold's `prefix (key: length, …)`
 	HasCache bool       `json:"has_cache,omitempty"`
 	Cache    *Expr      `json:"cache,omitempty"`
 	Lease    int        `json:"lease,omitempty"` // 1 + index into Holds of the leased pool; 0 = none
@@ -141,4 +142,12 @@ type Stmt struct {
 	Test bool `json:"test,omitempty"`
 	// Draws marks a statement whose expressions draw random numbers.
 	Draws bool `json:"draws,omitempty"`
+}
+
+// Segment is a segment of a hold's content chain, `key: length`: holds
+// whose chains begin with the same segments share what the first of them
+// left cached in a pool with blocks (interp/prefix.go).
+type Segment struct {
+	Key    *Expr `json:"key"`
+	Length *Expr `json:"length"`
 }

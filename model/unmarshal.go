@@ -65,7 +65,7 @@ func (k *SchedOp) UnmarshalText(text []byte) error {
 	return err
 }
 
-var arrivalKindNames = []string{"none", "poisson", "renewal", "closed", "batch"}
+var arrivalKindNames = []string{"none", "poisson", "renewal", "closed", "batch", "constant"}
 
 func (k *ArrivalKind) UnmarshalText(text []byte) error {
 	i, err := enumText(arrivalKindNames, text, "arrive", "arrival process")

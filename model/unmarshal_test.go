@@ -213,7 +213,7 @@ func TestUnmarshalErrors(t *testing.T) {
 		{`"fifo"`, new(model.PreemptKind), `"preempt": unknown preempt policy "fifo" (want none, lifo, by)`},
 		{`"sglang"`, new(model.ServeKind), `"serve": unknown serve kind "sglang" (want vllm, exclusive_prefill, body)`},
 		{`"evict"`, new(model.SchedOp), `"op": unknown schedule step "evict" (want advance, admit, branch, set)`},
-		{`"open"`, new(model.ArrivalKind), `"arrive": unknown arrival process "open" (want none, poisson, renewal, closed, batch)`},
+		{`"open"`, new(model.ArrivalKind), `"arrive": unknown arrival process "open" (want none, poisson, renewal, closed, batch, constant)`},
 		{`3`, new(model.ArrivalKind), `json: cannot unmarshal number into Go value of type *model.ArrivalKind`},
 		{`"Inf"`, new(model.F64), `"Inf" is no number (want a number, "inf", "-inf" or "NaN")`},
 		{`true`, new(model.F64), `true is no number (want a number, "inf", "-inf" or "NaN")`},

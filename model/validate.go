@@ -502,6 +502,15 @@ func (v *validator) workload() {
 		}
 	case ArriveRenewal:
 		v.expr("workload.arg", w.Arg, scArrival)
+	case ArriveConstant:
+		if len(w.Stages) == 0 {
+			v.failf("workload.stages", "a constant workload needs at least one stage")
+		}
+		for i, st := range w.Stages {
+			if r, d := float64(st.Rate), float64(st.Duration); !(r > 0 && d > 0 && !math.IsInf(r, 0) && !math.IsInf(d, 0)) {
+				v.failf(fmt.Sprintf("workload.stages[%d]", i), "a stage's rate and duration must be positive and finite, not %s and %s", FormatNum(r), FormatNum(d))
+			}
+		}
 	case ArriveNone:
 		if w.Arg != nil {
 			v.expr("workload.arg", w.Arg, scArrival)

@@ -34,7 +34,7 @@ const (
 	checkUsage = "usage: serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]\n"
 	runUsage   = "usage: serq run FILE --horizon T [--warmup T] [--seed N] [--arrivals N] [--trace F] [--set name=expr]... " +
 		"[--def name=expr]... [--json] [--dump DIR] [--plot DIR] [--max-live N] [-- --name value ...]\n"
-	rootUsage = "usage: serq <check|ir|run|tui|draw|target|sweep|fmt|lsp> FILE [OPTIONS] | serq --version\n"
+	rootUsage = "usage: serq <check|ir|run|tui|draw|target|sweep|fmt|lsp> FILE [OPTIONS] | serq import vllm OPTIONS | serq --version\n"
 )
 
 // serq runs the CLI in process.
@@ -75,8 +75,8 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string // stderr
 	}{
-		{[]string{}, "error: missing command\nhelp: choose check, ir, run, tui, draw, target, sweep, fmt or lsp, or --version\n" + rootUsage},
-		{[]string{"frob", f}, "error: unknown command `frob`\nhelp: choose check, ir, run, tui, draw, target, sweep, fmt or lsp, or --version\n" + rootUsage},
+		{[]string{}, "error: missing command\nhelp: choose check, ir, run, tui, draw, target, sweep, fmt, lsp or import, or --version\n" + rootUsage},
+		{[]string{"frob", f}, "error: unknown command `frob`\nhelp: choose check, ir, run, tui, draw, target, sweep, fmt, lsp or import, or --version\n" + rootUsage},
 		{[]string{"check"}, "error: missing FILE\nhelp: supply a .sq program file\n" + checkUsage},
 		{[]string{"check", "--set", "x=1", f}, "error: missing FILE\nhelp: supply a .sq program file\n" + checkUsage},
 		{[]string{"check", f, "--bogus"}, "error: unknown option `--bogus`\nhelp: use the options in the usage below\n" + checkUsage},
@@ -307,7 +307,7 @@ func TestRenderInternalError(t *testing.T) {
 }
 
 func TestUsageLines(t *testing.T) {
-	parser, err := kong.New(&cli{})
+	parser, err := kong.New(&cli{}, kong.Vars(importVars()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,6 +318,8 @@ func TestUsageLines(t *testing.T) {
 			want = "serq fmt [--check] [FILE...]" // files, stdin without
 		case "lsp":
 			want = "serq lsp" // configured by its client
+		case "import":
+			want = "serq import vllm --model-config" // an importer, then its flags
 		}
 		if !strings.HasPrefix(usages[c.Name], want) {
 			t.Errorf("usages[%q] = %q, want the command's usage line", c.Name, usages[c.Name])

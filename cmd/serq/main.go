@@ -98,11 +98,12 @@ type cli struct {
 	Sweep  sweepCmd  `cmd:"" name:"sweep" help:"Run a program over a product of input values and seeds, in parallel (serq sweep merge combines shards)."`
 	Fmt    fmtCmd    `cmd:"" name:"fmt" help:"Format .sq files in the canonical layout (in place; no files: stdin to stdout)."`
 	LSP    lspCmd    `cmd:"" name:"lsp" help:"Run the language server on stdin and stdout (for editors)."`
+	Import importCmd `cmd:"" name:"import" help:"Write a serQ program from another tool's configuration (serq import vllm)."`
 }
 
 // usages are the commands' usage lines, printed after a usage error.
 var usages = map[string]string{
-	"":      "serq <check|ir|run|tui|draw|target|sweep|fmt|lsp> FILE [OPTIONS] | serq --version",
+	"":      "serq <check|ir|run|tui|draw|target|sweep|fmt|lsp> FILE [OPTIONS] | serq import vllm OPTIONS | serq --version",
 	"check": "serq check FILE [--set name=expr]... [--def name=expr]... [-- --name value ...]",
 	"ir": "serq ir FILE [--horizon T] [--warmup T] [--seed N] [--arrivals N] [--trace F] [--inline-trace] " +
 		"[--set name=expr]... [--def name=expr]... [-- --name value ...]",
@@ -116,6 +117,9 @@ var usages = map[string]string{
 	"sweep":  sweepUsage,
 	"fmt":    "serq fmt [--check] [FILE...]",
 	"lsp":    "serq lsp",
+	"import": "serq import vllm --model-config CONFIG.json --gpu GPU --workload inference-perf:PROFILE.yaml [--inference-perf-version V] " +
+		"[--tensor-parallel-size N] [--max-num-batched-tokens N] [--max-num-seqs N] [--max-model-len N] [--block-size N] " +
+		"[--gpu-memory-utilization F] [--num-gpu-blocks-override N] [--no-enable-prefix-caching] [--long-prefill-token-threshold N] [-o FILE]",
 }
 
 // env is what a command's Run method works with.
@@ -278,6 +282,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		kong.Exit(func(code int) { panic(exitSignal{code}) }),
 		kong.WithHyphenPrefixedParameters(true), // `--warmup -3` reaches our check; scan has refused values starting with "--"
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars(importVars()),
 	)
 	if err != nil {
 		panic(err) // the grammar above is broken
@@ -379,6 +384,8 @@ func scan(app *kong.Application, args []string) (string, error) {
 		return name, scanFmt(args[1:]) // files, not FILE and the load flags
 	case "lsp":
 		return name, scanLSP(args[1:])
+	case "import":
+		return name, scanImport(importFlags(cmd), args[1:])
 	}
 	if len(args) < 2 || strings.HasPrefix(args[1], "--") {
 		return name, errors.New("missing FILE\nhelp: supply a .sq program file")

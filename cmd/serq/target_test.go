@@ -62,6 +62,9 @@ func TestTargetDocs(t *testing.T) {
 	sec := string(doc)
 	if i := strings.Index(sec, "## 7. `serq target`"); i >= 0 {
 		sec = sec[i:]
+		if j := strings.Index(sec, "\n## 8."); j >= 0 {
+			sec = sec[:j]
+		}
 	} else {
 		t.Fatal("docs/cli.md has no section `serq target`")
 	}

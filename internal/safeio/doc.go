@@ -24,7 +24,7 @@
 // The kinds are declared where their limits live: lang (programs,
 // instances, and the .sq files that are libraries, fmt's inputs and the
 // TUI's source lines: lang.MaxSourceSize), interp (traces), tui (tours),
-// cmd/serq (IR, a sweep's shard files). The
+// cmd/serq (IR, a sweep's shard files, serq import's config and profile). The
 // quoting rule is [Kind.Quotes]: an error quotes a line only from a file
 // of a kind that quotes and whose name the kind quotes (.sq source, .yaml
 // tours), and only a line that [Quotable] allows, so `serq check

@@ -388,11 +388,20 @@ type WorkloadItem struct {
 // WorkItem is one item of the workload.
 type WorkItem interface{ workItem() }
 
-// ArriveItem is `arrive none;` or `arrive poisson|renewal|closed|batch(e);`.
+// ArriveItem is `arrive none;`, `arrive poisson|renewal|closed|batch(e);`
+// or `arrive constant(rate, duration), …;` (Kind empty, Stages set).
 type ArriveItem struct {
-	Pos  lexer.Position
-	Kind string `parser:"\"arrive\" ( @\"none\" | @( \"poisson\" | \"renewal\" | \"closed\" | \"batch\" )"`
-	Arg  *Expr  `parser:"\"(\" @@ \")\" ) \";\""`
+	Pos    lexer.Position
+	Kind   string         `parser:"\"arrive\" ( @\"none\" | @( \"poisson\" | \"renewal\" | \"closed\" | \"batch\" )"`
+	Arg    *Expr          `parser:"\"(\" @@ \")\""`
+	Stages []*ArriveStage `parser:"| @@ ( \",\" @@ )* ) \";\""`
+}
+
+// ArriveStage is one `constant(rate, duration)` of a staged workload.
+type ArriveStage struct {
+	Pos      lexer.Position
+	Rate     *Expr `parser:"\"constant\" \"(\" @@"`
+	Duration *Expr `parser:"\",\" @@ \")\""`
 }
 
 // TraceItem is `trace "PATH" [ordered];`.
@@ -536,11 +545,12 @@ type RecordField struct {
 	Value *Expr  `parser:"@@"`
 }
 
-// HoldStmt is `hold P (units) reserve (r), … reuse (ρ) at admission (x = e) { … } cache (ℓ) lease P (t);`.
+// HoldStmt is `hold P (units) reserve (r), … reuse (ρ) prefix (k: n, …) at admission (x = e) { … } cache (ℓ) lease P (t);`.
 type HoldStmt struct {
 	Pos      lexer.Position
 	Pools    []*HoldPool `parser:"\"hold\" @@ ( \",\" @@ )*"`
 	Reuse    *Expr       `parser:"( \"reuse\" \"(\" @@ \")\" )?"`
+	Prefix   []*Segment  `parser:"( \"prefix\" \"(\" @@ ( \",\" @@ )* \")\" )?"`
 	Bindings []*Binding  `parser:"( \"at\" \"admission\" \"(\" @@ ( \",\" @@ )* \")\" )?"`
 	Body     *Block      `parser:"@@"`
 	Cache    *Expr       `parser:"( \"cache\" \"(\" @@ \")\" )?"`
@@ -556,6 +566,13 @@ type Renew struct {
 	Pos   lexer.Position
 	Every *Expr `parser:"\"renew\" \"every\" \"(\" @@ \")\""`
 	For   *Expr `parser:"\"for\" \"(\" @@ \")\""`
+}
+
+// Segment is `key: length`, a segment of a hold's `prefix (…)`.
+type Segment struct {
+	Pos    lexer.Position
+	Key    *Expr `parser:"@@ \":\""`
+	Length *Expr `parser:"@@"`
 }
 
 // HoldPool is one pool of a hold: `P (units) [reserve (r)]`.

@@ -31,14 +31,14 @@ syntax match serqNumber "\k\@<!\.[0-9][0-9_]*\%([eE][+-]\=[0-9]\+\)\="
 syntax keyword serqDeclaration use let def fn main stage pool device engine workload server
 syntax keyword serqDeclaration gauge claim share nic serve Size Cost state schedule execute
 syntax keyword serqDeclaration faults picture timeout
-syntax keyword serqStatement hold reserve reuse cache lease grow drop release load run growing branch
+syntax keyword serqStatement hold reserve reuse prefix cache lease grow drop release load run growing branch
 syntax keyword serqStatement else while loop fork join choose in by end turn set observe
 syntax keyword serqStatement mark tool transfer from to at admission with
 syntax keyword serqStatement renew retry down after for
 syntax keyword serqOption args number fifo ps delay step on cap block evict lru preempt
 syntax keyword serqOption none lifo requeue head tail held spill via when admit tokens granule
 syntax keyword serqOption advance only decode prefill first each most exclusive latency pull
-syntax keyword serqOption push maxmin bottleneck arrive poisson renewal closed trace ordered hidden init
+syntax keyword serqOption push maxmin bottleneck arrive poisson renewal closed constant trace ordered hidden init
 syntax keyword serqOption session given every some iteration of max min sum
 syntax keyword serqOption refresh delay detect expiry failure stall fail
 syntax keyword serqRetired budget chunk cost enter keep memory request
@@ -55,7 +55,7 @@ syntax match serqOption "\<\%(running\|waiting\|batch\)\>"
 " Draws: ~exp(mean), ~uniform(lo, hi), ...
 syntax match serqDraw "\~\s*\%(exp\|det\|uniform\|erlang\|h2\|bernoulli\)\>"
 " Engine values: running.count, waiting.count, batch.tokens, ...
-syntax match serqContext "\<\%(running\|waiting\|batch\)\.\%(count\|decoding\|kv_decode\|kv_prefill\|preempted\|admitted\|tokens\|prefilled\|attention\)\>"
+syntax match serqContext "\<\%(running\|waiting\|batch\)\.\%(count\|decoding\|kv_decode\|kv_prefill\|preempted\|admitted\|tokens\|prefilled\|attention\|position\|context_decode\|context_prefill\)\>"
 
 highlight default link serqTodo Todo
 highlight default link serqLineComment Comment

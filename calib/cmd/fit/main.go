@@ -1,0 +1,73 @@
+// Command fit fits the calibration `serq import vllm` writes into its
+// programs on the measured runs of validation/groundtruth, and writes it
+// to vllmimport/calibration.json (calib.Fit says how):
+//
+//	go run ./calib/cmd/fit [-groundtruth DIR] [-o FILE] [-rounds N]
+//
+// With -loo it fits, for each run in turn, on all the others, predicts
+// that run, and prints the table of those predictions and their medians:
+// the estimate of a run nobody calibrated against. It writes no
+// calibration then.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/serq/serq/calib"
+)
+
+func main() {
+	gt := flag.String("groundtruth", "validation/groundtruth", "the measured runs")
+	out := flag.String("o", "vllmimport/calibration.json", "where to write the fitted calibration")
+	loo := flag.Bool("loo", false, "leave one out: fit on all runs but one and predict it, for each run")
+	jobs := flag.Int("jobs", 0, "runs simulated at once (default: the CPUs)")
+	flag.Parse()
+	if err := run(*gt, *out, *loo, *jobs); err != nil {
+		fmt.Fprintln(os.Stderr, "fit:", err)
+		os.Exit(1)
+	}
+}
+
+func run(gt, out string, loo bool, jobs int) error {
+	exps, err := calib.Load(gt)
+	if err != nil {
+		return err
+	}
+	o := calib.FitOptions{Jobs: jobs, Log: os.Stderr}
+	if loo {
+		rows, cals, err := calib.LeaveOneOut(exps, o)
+		if err != nil {
+			return err
+		}
+		for i, c := range cals {
+			fmt.Printf("without %s: %s\n", exps[i].Name, calib.Describe(c))
+		}
+		fmt.Println()
+		calib.WriteTable(os.Stdout, rows)
+		fmt.Println()
+		calib.WriteSummary(os.Stdout, rows)
+		return nil
+	}
+	cal, _, err := calib.Fit(exps, o)
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(cal, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	// the residuals: every run simulated with what was fitted on all of them
+	preds, err := calib.PredictAll(exps, cal, jobs)
+	if err != nil {
+		return err
+	}
+	rows := calib.Rows(exps, preds)
+	calib.WriteValidation(os.Stdout, rows)
+	return nil
+}
