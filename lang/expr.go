@@ -879,6 +879,10 @@ func (l *lowerer) undefined(n *syntax.Name, sc *scope) {
 		l.errorf(n.Pos, "`tokens` is `batch.tokens`, which exists only in a schedule's guard or an engine's `execute`")
 		return
 	}
+	if owner := l.registerOwner(name); owner != nil {
+		l.errorf(n.Pos, "`%s` is engine `%s`'s register: %s may not read it (its engine's clauses and a gauge do)", name, owner.name, momentNames[sc.mom])
+		return
+	}
 	e := l.errorf(n.Pos, "undefined: %s", name)
 	l.suggestAt(e, name, l.visibleNames(sc))
 	if !sc.mom.readsAttrs() {
