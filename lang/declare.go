@@ -264,6 +264,9 @@ func (l *lowerer) pool(it *syntax.PoolItem, q *queueDecl) {
 		if it.Count != nil {
 			l.errorf(it.Pos, "a queue's pool is one per member: write `pool %s { … }` without a size", it.Name)
 		}
+		if q.dev != nil && q.dev.name == name {
+			l.errorf(nameAt(it.Pos, it.Tokens, it.Name), "`%s` is declared twice in queue `%s`: it names the queue's device already", it.Name, q.name)
+		}
 	}
 	if l.declared(nameAt(it.Pos, it.Tokens, it.Name), name) {
 		return
@@ -353,6 +356,9 @@ func (l *lowerer) poolOwner(it *syntax.PoolItem, q *queueDecl, hasCap bool, pp *
 			l.errorf(it.Pos, "`%s` in `on %s.%s` is no engine declared above", owner, owner, it.OwnerOf)
 			return false
 		}
+		if l.queueOwned(it, q, eng) {
+			return false
+		}
 		dev = l.deviceByName(it.OwnerOf, q)
 		if dev == nil || eng.dev != dev {
 			l.errorf(it.Pos, "engine `%s` does not run on `%s`", owner, it.OwnerOf)
@@ -364,8 +370,21 @@ func (l *lowerer) poolOwner(it *syntax.PoolItem, q *queueDecl, hasCap bool, pp *
 			dev = d
 			pp.memoryOf = d.engine
 		} else if e := l.engineByName(owner, q); e != nil {
+			if l.queueOwned(it, q, e) {
+				return false
+			}
 			eng = e
 			pp.admitVia = e
+		} else if q != nil {
+			var names []string
+			if q.dev != nil {
+				names = append(names, q.dev.short())
+			}
+			if q.eng != nil {
+				names = append(names, q.name)
+			}
+			suggest(l.errorf(nameAt(it.Pos, it.Tokens[1:], owner), "`%s` is not a device or the engine of queue `%s`: a queue's pool is on its own", owner, q.name), owner, names)
+			return false
 		} else {
 			var names []string
 			for _, d := range l.allDevices() {
@@ -384,6 +403,16 @@ func (l *lowerer) poolOwner(it *syntax.PoolItem, q *queueDecl, hasCap bool, pp *
 	} else if eng != nil {
 		l.poolOnEngine(it, q, eng, pp)
 	}
+	return true
+}
+
+// queueOwned refuses a top-level pool on a queue's engine: the queue's
+// pools are declared in it. It reports whether it refused.
+func (l *lowerer) queueOwned(it *syntax.PoolItem, q *queueDecl, eng *engineDecl) bool {
+	if q != nil || eng.q == nil {
+		return false
+	}
+	l.errorf(it.Pos, "`%s` is queue `%s`'s engine: declare `pool %s on %s { … }` in queue `%s`", eng.name, eng.q.name, it.Name, it.Owner, eng.q.name)
 	return true
 }
 
@@ -491,6 +520,9 @@ func (l *lowerer) device(it *syntax.DeviceItem, q *queueDecl) {
 		}
 		if it.Name == q.name {
 			l.errorf(it.Pos, "a queue's device may not be named as the queue")
+		}
+		if _, ok := q.pools[it.Name]; ok {
+			l.errorf(nameAt(it.Pos, it.Tokens, it.Name), "`%s` is declared twice in queue `%s`: it names a pool of the queue already", it.Name, q.name)
 		}
 		d.name = q.name + "." + it.Name
 		d.count, d.array = q.count, true

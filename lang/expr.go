@@ -692,9 +692,14 @@ func (l *lowerer) ctx(n *syntax.Name, full string, sc *scope) *model.Expr {
 		return model.Num(0)
 	}
 	for _, a := range ctxAllowed[sc.mom] {
-		if a == c {
-			return &model.Expr{Op: model.ECtx, Slot: int(c), Name: full}
+		if a != c {
+			continue
 		}
+		if c == model.CtxWaitingCount && sc.eng != nil && sc.member == 0 && l.prog.StageFams[sc.eng.fam].Array {
+			e := l.errorf(n.Pos, "%s`waiting.count` cannot be read in an engine family", sc.engineOf())
+			e.Hint = "only an engine of one reads `waiting.count` (docs/engine.md §4.2)"
+		}
+		return &model.Expr{Op: model.ECtx, Slot: int(c), Name: full}
 	}
 	msg := fmt.Sprintf("%s`%s` cannot be read in %s", sc.engineOf(), full, momentNames[sc.mom])
 	if where := ctxMoments(c); len(where) > 0 && len(where) <= 3 {
