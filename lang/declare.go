@@ -3,6 +3,7 @@ package lang
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -692,6 +693,9 @@ func (l *lowerer) queue(it *syntax.QueueItem) {
 	for _, en := range q.entries {
 		collectSetNames(en.Body.Stmts, func(n string) { q.attrs[n] = true })
 		l.leasedPool(q, en)
+		if en.Verb == "transfer" && q.latFam >= 0 {
+			l.errorf(en.Pos, "link `%s` has a `transfer` entry, which does not wait its `serve` latency: write the latency in the entry body", q.name)
+		}
 	}
 	l.checkRoles(q, it)
 }
@@ -706,6 +710,9 @@ func (l *lowerer) queueServe(q *queueDecl, qi *syntax.ServeItem) {
 	kind, servers, phi := l.stageKind(qi.Kind, q.name)
 	q.stageFam = l.newStageFam(q.name, q.count, true, kind, servers, phi, qi.Pos)
 	if qi.Latency != nil {
+		if !slices.Contains(q.roles, "link") {
+			l.errorf(qi.Latency.Pos, "`latency` belongs to the `serve` of a queue that plays `link`: it is a wait before each `transfer on %s`", q.name)
+		}
 		q.latFam = l.newStageFam(q.name+".latency", q.count, true, model.Delay, 0, nil, qi.Pos)
 		l.constValue(qi.Latency, "a serve latency")
 	}
