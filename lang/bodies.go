@@ -156,11 +156,10 @@ func (l *lowerer) collectAttrs() {
 		collectSetNames(l.server.Body.Stmts, add)
 	}
 	for _, q := range l.qList {
-		if roleIs(q, "gateway") {
-			for _, e := range q.entries {
+		for _, e := range q.entries {
+			if serverSide(q, e) {
 				collectSetNames(e.Body.Stmts, add)
 			}
-			continue
 		}
 		for _, n := range sortedKeys(q.attrs) {
 			l.attr(q.name + "." + n)

@@ -691,7 +691,9 @@ func (l *lowerer) queue(it *syntax.QueueItem) {
 		}
 	}
 	for _, en := range q.entries {
-		collectSetNames(en.Body.Stmts, func(n string) { q.attrs[n] = true })
+		if !serverSide(q, en) {
+			collectSetNames(en.Body.Stmts, func(n string) { q.attrs[n] = true })
+		}
 		l.leasedPool(q, en)
 		if en.Verb == "transfer" && q.latFam >= 0 {
 			l.errorf(en.Pos, "link `%s` has a `transfer` entry, which does not wait its `serve` latency: write the latency in the entry body", q.name)
@@ -789,6 +791,27 @@ func (l *lowerer) leasedPool(q *queueDecl, en *syntax.EntryItem) {
 			q.leases = h.Lease.Name
 		}
 	})
+	if q.noLease == "" && !leasesOnEveryPath(en.Body.Stmts) {
+		q.noLease = en.Verb
+	}
+}
+
+// leasesOnEveryPath reports whether every path through ss reaches a hold
+// with a `lease`.
+func leasesOnEveryPath(ss []syntax.Stmt) bool {
+	for _, s := range ss {
+		switch s := s.(type) {
+		case *syntax.HoldStmt:
+			if s.Lease != nil || leasesOnEveryPath(s.Body.Stmts) {
+				return true
+			}
+		case *syntax.BranchStmt:
+			if s.Else != nil && leasesOnEveryPath(s.Then.Stmts) && leasesOnEveryPath(s.Else.Stmts) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // collectSetNames calls f with every name a statement list assigns.

@@ -785,6 +785,12 @@ func (l *lowerer) ident(n *syntax.Name, sc *scope) (*model.Expr, typ) {
 			return x, nil
 		}
 	}
+	// The source of a `from` entry is a resource, whatever attribute
+	// shares its name.
+	if sc.from != nil && name == sc.from.name {
+		l.undefined(n, sc)
+		return model.Num(0), nil
+	}
 	// Attributes.
 	if sc.side == sideEntry && sc.q != nil {
 		if x, ok := l.entryRead(n, sc); ok {

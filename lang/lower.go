@@ -152,6 +152,7 @@ type queueDecl struct {
 	entries  []*syntax.EntryItem
 	attrs    map[string]bool
 	leases   string // local pool name its entries lease
+	noLease  string // the verb of an entry that leases nothing on some path
 	picture  int    // a gateway's `picture`: 1 + its index in prog.Pictures, 0 = none
 	pull     *relDecl
 	push     *relDecl
