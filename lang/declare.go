@@ -288,9 +288,6 @@ func (l *lowerer) pool(it *syntax.PoolItem, q *queueDecl) {
 		if pp.admitVia != nil {
 			pl.AdmitVia = l.prog.StageFams[pp.admitVia.fam].First + (i - pf.First)
 		}
-		if pp.memoryOf != nil {
-			pl.MemoryOf = l.prog.StageFams[pp.memoryOf.fam].First + (i - pf.First)
-		}
 	}
 	if pf.Count > 0 {
 		l.poolBlock(it, pf)
@@ -298,11 +295,12 @@ func (l *lowerer) pool(it *syntax.PoolItem, q *queueDecl) {
 	if pp.admitVia != nil {
 		pp.admitVia.admits = append(pp.admitVia.admits, fam)
 	}
-	if pp.memoryOf != nil {
-		if pp.memoryOf.memory >= 0 {
-			l.errorf(it.Pos, "engine `%s` has a memory pool already: which is its KV would be a choice", pp.memoryOf.name)
-		}
-		pp.memoryOf.memory = fam
+	switch {
+	case pp.memoryOf != nil:
+		l.memoryOf(pp.memoryOf, fam, it.Pos)
+	case pp.dev != nil:
+		// the memory of the engine declared on the device after it
+		pp.dev.early = append(pp.dev.early, earlyPool{fam, it.Pos})
 	}
 	l.poolAST = append(l.poolAST, &poolDecl{ast: it, fam: fam, q: q})
 	if q != nil {
@@ -310,14 +308,28 @@ func (l *lowerer) pool(it *syntax.PoolItem, q *queueDecl) {
 	}
 }
 
+// memoryOf makes pool family fam engine e's memory, one member each.
+func (l *lowerer) memoryOf(e *engineDecl, fam int, pos lexer.Position) {
+	pf := l.prog.PoolFams[fam]
+	for i := pf.First; i < pf.First+pf.Count; i++ {
+		l.prog.Pools[i].MemoryOf = l.prog.StageFams[e.fam].First + (i - pf.First)
+	}
+	if e.memory >= 0 {
+		l.errorf(pos, "engine `%s` has a memory pool already: which is its KV would be a choice", e.name)
+	}
+	e.memory = fam
+}
+
 // poolPlace is what a pool's declaration decides before its family is
 // made: the cap of each member, the family's size, and the engine that
-// admits it or whose memory it is (from its `on`).
+// admits it or whose memory it is (from its `on`), or the device without
+// an engine yet whose engine's memory it will be.
 type poolPlace struct {
 	capv               float64
 	count              int
 	array              bool
 	admitVia, memoryOf *engineDecl
+	dev                *deviceDecl
 }
 
 // poolCap reads a pool's own `cap` into pp (and refuses the retired
@@ -369,7 +381,7 @@ func (l *lowerer) poolOwner(it *syntax.PoolItem, q *queueDecl, hasCap bool, pp *
 	default:
 		if d := l.deviceByName(owner, q); d != nil {
 			dev = d
-			pp.memoryOf = d.engine
+			pp.memoryOf, pp.dev = d.engine, d
 		} else if e := l.engineByName(owner, q); e != nil {
 			if l.queueOwned(it, q, e) {
 				return false
@@ -608,6 +620,9 @@ func (l *lowerer) engine(it *syntax.EngineItem, q *queueDecl) {
 	e := &engineDecl{ast: it, name: name, dev: dev, caps: map[string]*syntax.EngineCap{}, q: q, memory: -1, regs: map[string]int{}}
 	e.fam = l.newStageFam(name, count, array, model.Step, 0, nil, it.Pos)
 	dev.engine = e
+	for _, ep := range dev.early {
+		l.memoryOf(e, ep.fam, ep.pos)
+	}
 	for _, ei := range it.Items {
 		if c, ok := ei.(*syntax.EngineCap); ok {
 			if _, dup := e.caps[c.Name]; dup {

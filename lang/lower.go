@@ -115,8 +115,15 @@ type deviceDecl struct {
 	capPos map[string]lexer.Position
 	pooled map[string]bool
 	engine *engineDecl
+	early  []earlyPool // pools on it declared before its engine
 	q      *queueDecl
 	pos    lexer.Position
+}
+
+// earlyPool is a pool family declared on a device before its engine.
+type earlyPool struct {
+	fam int
+	pos lexer.Position
 }
 
 type engineDecl struct {
