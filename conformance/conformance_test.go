@@ -25,6 +25,11 @@
 //	// lineless: "REGEXP"              a static error with no line (a bad --set)
 //	// set: NAME=EXPR                  binds an input, as `--set NAME=EXPR`
 //	// note: "REGEXP"                  a note of some static error
+//	// target: PATH = JSON             `serq target`'s JSON has JSON at PATH
+//	//                                 (keys and indices joined by dots)
+//	// target: refused                 `serq target` refuses the program: the
+//	//                                 refusal is expected as a `// ###` on
+//	//                                 its line, as a static error is
 //
 // A chunk without `run:` is only loaded. A refusal is written as in
 // lang/testdata/errors.sq: `// ### "^COL: MSG$"` on the line the error is
@@ -38,6 +43,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -55,6 +61,7 @@ import (
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
 	"github.com/serq/serq/model"
+	"github.com/serq/serq/target"
 )
 
 // A conformance case: one chunk and its directives.
@@ -69,6 +76,15 @@ type tcase struct {
 	notes      []*regexp.Regexp
 	lineless   []*regexp.Regexp
 	sets       []lang.Override
+	target     []targetWant // what `serq target` gives
+	refused    bool         // `serq target` refuses the program
+}
+
+// targetWant is a value `serq target`'s JSON has at a path.
+type targetWant struct {
+	path  []string
+	value any // decoded JSON
+	line  int
 }
 
 // libErr is a static error expected in a used file.
@@ -223,6 +239,17 @@ func parseCase(src string) (*tcase, error) {
 			} else {
 				tc.lineless = append(tc.lineless, rx)
 			}
+		case "target":
+			if val == "refused" {
+				tc.refused = true
+				continue
+			}
+			path, js, ok := strings.Cut(val, " = ")
+			var v any
+			if !ok || json.Unmarshal([]byte(js), &v) != nil {
+				return nil, fmt.Errorf("line %d: want `// target: PATH = JSON` or `// target: refused`", i+1)
+			}
+			tc.target = append(tc.target, targetWant{strings.Split(path, "."), v, i + 1})
 		case "set":
 			name, expr, ok := strings.Cut(val, "=")
 			if !ok {
@@ -239,6 +266,12 @@ func parseCase(src string) (*tcase, error) {
 	}
 	if tc.run != nil && len(tc.wants) == 0 {
 		return nil, errors.New("`// run:` without `// want:`: a case that cannot fail")
+	}
+	if (tc.refused || len(tc.target) > 0) && tc.run != nil {
+		return nil, errors.New("`// target:` with `// run:`: a case targets or runs")
+	}
+	if tc.refused && len(tc.target) > 0 {
+		return nil, errors.New("`// target: refused` with a target value")
 	}
 	return tc, nil
 }
@@ -372,6 +405,13 @@ func check(t *testing.T, c *testutil.Chunk, tc *tcase) {
 	}
 	prog, err := lang.LoadSource(c.Filename, []byte(c.Source), lang.Options{Lib: lib.FS, ReadFile: read, Sets: tc.sets})
 	checkStatic(t, c, tc, err)
+	switch {
+	case err != nil && (tc.refused || len(tc.target) > 0):
+		t.Errorf("a case to target does not load")
+	case err == nil && (tc.refused || len(tc.target) > 0):
+		checkTarget(t, c, tc, prog)
+	}
+	c.Done()
 	if err != nil || tc.run == nil {
 		if err != nil && tc.run != nil {
 			t.Errorf("a case to run does not load")
@@ -383,7 +423,8 @@ func check(t *testing.T, c *testutil.Chunk, tc *tcase) {
 
 // checkStatic matches the static errors of the chunk's program (err,
 // nil when it loads) with the case's expectations: on their lines, in
-// the files it uses, without a line, and the notes.
+// the files it uses, without a line, and the notes. The caller ends the
+// chunk (c.Done) once a target's refusal has been matched too.
 func checkStatic(t *testing.T, c *testutil.Chunk, tc *tcase, err error) {
 	dir := filepath.Dir(c.Filename)
 	libErrs := slices.Clone(tc.libErrs)
@@ -418,7 +459,6 @@ func checkStatic(t *testing.T, c *testutil.Chunk, tc *tcase, err error) {
 		}
 		c.GotError(line, rendered(e))
 	}
-	c.Done()
 	for _, l := range libErrs {
 		t.Errorf("expected an error at %s matching %q", l.pos, l.rx)
 	}
@@ -428,6 +468,67 @@ func checkStatic(t *testing.T, c *testutil.Chunk, tc *tcase, err error) {
 	for _, rx := range tc.notes {
 		if !slices.ContainsFunc(notes, rx.MatchString) {
 			t.Errorf("no note matches %q; notes: %q", rx, notes)
+		}
+	}
+}
+
+// checkTarget compiles the loaded program to its vLLM configuration, as
+// `serq target` does, and matches the refusal with the chunk's `// ###`
+// on its line, or the values at the case's paths.
+func checkTarget(t *testing.T, c *testutil.Chunk, tc *tcase, prog *model.Program) {
+	got, err := target.VLLM(prog)
+	var r *target.Refusal
+	switch {
+	case tc.refused && errors.As(err, &r):
+		if r.Pos.File != c.Filename {
+			t.Errorf("the target refuses at %s, outside the chunk: %s", r.Pos, r.Msg)
+			return
+		}
+		s := fmt.Sprintf("%d: %s", r.Pos.Col, r.Msg)
+		if r.Hint != "" {
+			s += "\nhint: " + r.Hint
+		}
+		c.GotError(r.Pos.Line, s)
+		return
+	case tc.refused:
+		t.Errorf("the target gives %+v, %v; want a refusal", got, err)
+		return
+	case err != nil:
+		t.Errorf("the target refuses: %v", err)
+		return
+	}
+	js, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(js, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range tc.target {
+		v, ok := doc, true
+		for _, k := range w.path {
+			switch x := v.(type) {
+			case map[string]any:
+				v, ok = x[k]
+			case []any:
+				i, err := strconv.Atoi(k)
+				ok = err == nil && i >= 0 && i < len(x)
+				if ok {
+					v = x[i]
+				}
+			default:
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		switch {
+		case !ok:
+			t.Errorf("line %d: the target has nothing at %s in %s", w.line, strings.Join(w.path, "."), js)
+		case !reflect.DeepEqual(v, w.value):
+			t.Errorf("line %d: the target has %v at %s, want %v", w.line, v, strings.Join(w.path, "."), w.value)
 		}
 	}
 }

@@ -156,11 +156,10 @@ func (l *lowerer) collectAttrs() {
 		collectSetNames(l.server.Body.Stmts, add)
 	}
 	for _, q := range l.qList {
-		if roleIs(q, "gateway") {
-			for _, e := range q.entries {
+		for _, e := range q.entries {
+			if serverSide(q, e) {
 				collectSetNames(e.Body.Stmts, add)
 			}
-			continue
 		}
 		for _, n := range sortedKeys(q.attrs) {
 			l.attr(q.name + "." + n)
@@ -261,6 +260,9 @@ func (l *lowerer) engineBody(e *engineDecl) {
 		l.errorf(it.states[0].Pos, "`state` is not allowed on an engine family")
 	}
 	for _, s := range it.states {
+		if reservedNames[s.Name] {
+			l.errorf(s.Pos, "`%s` is a context variable or built-in and cannot name a register", s.Name)
+		}
 		e.regs[s.Name] = len(e.regs)
 	}
 	for m := 0; m < fam.Count; m++ {
@@ -571,7 +573,11 @@ func (sl *schedLowerer) steps(ss []syntax.SchedStmt) []model.SchedStep {
 		case *syntax.SchedSet:
 			r, ok := sl.e.regs[st.Name]
 			if !ok {
-				sl.errorf(st.Pos, "`%s` is no register of engine `%s`: declare `state %s = …;`", st.Name, sl.e.name, st.Name)
+				if owner := l.registerOwner(st.Name); owner != nil {
+					sl.errorf(st.Pos, "`%s` is engine `%s`'s register: a schedule sets only its own engine's registers", st.Name, owner.name)
+				} else {
+					sl.errorf(st.Pos, "`%s` is no register of engine `%s`: declare `state %s = …;`", st.Name, sl.e.name, st.Name)
+				}
 				continue
 			}
 			step := model.SchedStep{Op: model.SchedSet, Reg: r}
@@ -580,6 +586,20 @@ func (sl *schedLowerer) steps(ss []syntax.SchedStmt) []model.SchedStep {
 		}
 	}
 	return out
+}
+
+// registerOwner is the engine that declares a register `name` with
+// `state`, nil for none; it reads the declarations, so it answers before
+// the engines' bodies are lowered.
+func (l *lowerer) registerOwner(name string) *engineDecl {
+	for _, e := range l.engList {
+		for _, it := range e.ast.Items {
+			if st, ok := it.(*syntax.StateItem); ok && st.Name == name {
+				return e
+			}
+		}
+	}
+	return nil
 }
 
 // checkRegistersSet refuses a register no `set` of the schedule writes (a

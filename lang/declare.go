@@ -3,6 +3,7 @@ package lang
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -264,6 +265,9 @@ func (l *lowerer) pool(it *syntax.PoolItem, q *queueDecl) {
 		if it.Count != nil {
 			l.errorf(it.Pos, "a queue's pool is one per member: write `pool %s { … }` without a size", it.Name)
 		}
+		if q.dev != nil && q.dev.name == name {
+			l.errorf(nameAt(it.Pos, it.Tokens, it.Name), "`%s` is declared twice in queue `%s`: it names the queue's device already", it.Name, q.name)
+		}
 	}
 	if l.declared(nameAt(it.Pos, it.Tokens, it.Name), name) {
 		return
@@ -284,9 +288,6 @@ func (l *lowerer) pool(it *syntax.PoolItem, q *queueDecl) {
 		if pp.admitVia != nil {
 			pl.AdmitVia = l.prog.StageFams[pp.admitVia.fam].First + (i - pf.First)
 		}
-		if pp.memoryOf != nil {
-			pl.MemoryOf = l.prog.StageFams[pp.memoryOf.fam].First + (i - pf.First)
-		}
 	}
 	if pf.Count > 0 {
 		l.poolBlock(it, pf)
@@ -294,11 +295,12 @@ func (l *lowerer) pool(it *syntax.PoolItem, q *queueDecl) {
 	if pp.admitVia != nil {
 		pp.admitVia.admits = append(pp.admitVia.admits, fam)
 	}
-	if pp.memoryOf != nil {
-		if pp.memoryOf.memory >= 0 {
-			l.errorf(it.Pos, "engine `%s` has a memory pool already: which is its KV would be a choice", pp.memoryOf.name)
-		}
-		pp.memoryOf.memory = fam
+	switch {
+	case pp.memoryOf != nil:
+		l.memoryOf(pp.memoryOf, fam, it.Pos)
+	case pp.dev != nil:
+		// the memory of the engine declared on the device after it
+		pp.dev.early = append(pp.dev.early, earlyPool{fam, it.Pos})
 	}
 	l.poolAST = append(l.poolAST, &poolDecl{ast: it, fam: fam, q: q})
 	if q != nil {
@@ -306,14 +308,28 @@ func (l *lowerer) pool(it *syntax.PoolItem, q *queueDecl) {
 	}
 }
 
+// memoryOf makes pool family fam engine e's memory, one member each.
+func (l *lowerer) memoryOf(e *engineDecl, fam int, pos lexer.Position) {
+	pf := l.prog.PoolFams[fam]
+	for i := pf.First; i < pf.First+pf.Count; i++ {
+		l.prog.Pools[i].MemoryOf = l.prog.StageFams[e.fam].First + (i - pf.First)
+	}
+	if e.memory >= 0 {
+		l.errorf(pos, "engine `%s` has a memory pool already: which is its KV would be a choice", e.name)
+	}
+	e.memory = fam
+}
+
 // poolPlace is what a pool's declaration decides before its family is
 // made: the cap of each member, the family's size, and the engine that
-// admits it or whose memory it is (from its `on`).
+// admits it or whose memory it is (from its `on`), or the device without
+// an engine yet whose engine's memory it will be.
 type poolPlace struct {
 	capv               float64
 	count              int
 	array              bool
 	admitVia, memoryOf *engineDecl
+	dev                *deviceDecl
 }
 
 // poolCap reads a pool's own `cap` into pp (and refuses the retired
@@ -353,6 +369,9 @@ func (l *lowerer) poolOwner(it *syntax.PoolItem, q *queueDecl, hasCap bool, pp *
 			l.errorf(it.Pos, "`%s` in `on %s.%s` is no engine declared above", owner, owner, it.OwnerOf)
 			return false
 		}
+		if l.queueOwned(it, q, eng) {
+			return false
+		}
 		dev = l.deviceByName(it.OwnerOf, q)
 		if dev == nil || eng.dev != dev {
 			l.errorf(it.Pos, "engine `%s` does not run on `%s`", owner, it.OwnerOf)
@@ -362,10 +381,23 @@ func (l *lowerer) poolOwner(it *syntax.PoolItem, q *queueDecl, hasCap bool, pp *
 	default:
 		if d := l.deviceByName(owner, q); d != nil {
 			dev = d
-			pp.memoryOf = d.engine
+			pp.memoryOf, pp.dev = d.engine, d
 		} else if e := l.engineByName(owner, q); e != nil {
+			if l.queueOwned(it, q, e) {
+				return false
+			}
 			eng = e
 			pp.admitVia = e
+		} else if q != nil {
+			var names []string
+			if q.dev != nil {
+				names = append(names, q.dev.short())
+			}
+			if q.eng != nil {
+				names = append(names, q.name)
+			}
+			suggest(l.errorf(nameAt(it.Pos, it.Tokens[1:], owner), "`%s` is not a device or the engine of queue `%s`: a queue's pool is on its own", owner, q.name), owner, names)
+			return false
 		} else {
 			var names []string
 			for _, d := range l.allDevices() {
@@ -384,6 +416,16 @@ func (l *lowerer) poolOwner(it *syntax.PoolItem, q *queueDecl, hasCap bool, pp *
 	} else if eng != nil {
 		l.poolOnEngine(it, q, eng, pp)
 	}
+	return true
+}
+
+// queueOwned refuses a top-level pool on a queue's engine: the queue's
+// pools are declared in it. It reports whether it refused.
+func (l *lowerer) queueOwned(it *syntax.PoolItem, q *queueDecl, eng *engineDecl) bool {
+	if q != nil || eng.q == nil {
+		return false
+	}
+	l.errorf(it.Pos, "`%s` is queue `%s`'s engine: declare `pool %s on %s { … }` in queue `%s`", eng.name, eng.q.name, it.Name, it.Owner, eng.q.name)
 	return true
 }
 
@@ -492,6 +534,9 @@ func (l *lowerer) device(it *syntax.DeviceItem, q *queueDecl) {
 		if it.Name == q.name {
 			l.errorf(it.Pos, "a queue's device may not be named as the queue")
 		}
+		if _, ok := q.pools[it.Name]; ok {
+			l.errorf(nameAt(it.Pos, it.Tokens, it.Name), "`%s` is declared twice in queue `%s`: it names a pool of the queue already", it.Name, q.name)
+		}
 		d.name = q.name + "." + it.Name
 		d.count, d.array = q.count, true
 		q.dev = d
@@ -575,6 +620,9 @@ func (l *lowerer) engine(it *syntax.EngineItem, q *queueDecl) {
 	e := &engineDecl{ast: it, name: name, dev: dev, caps: map[string]*syntax.EngineCap{}, q: q, memory: -1, regs: map[string]int{}}
 	e.fam = l.newStageFam(name, count, array, model.Step, 0, nil, it.Pos)
 	dev.engine = e
+	for _, ep := range dev.early {
+		l.memoryOf(e, ep.fam, ep.pos)
+	}
 	for _, ei := range it.Items {
 		if c, ok := ei.(*syntax.EngineCap); ok {
 			if _, dup := e.caps[c.Name]; dup {
@@ -658,8 +706,13 @@ func (l *lowerer) queue(it *syntax.QueueItem) {
 		}
 	}
 	for _, en := range q.entries {
-		collectSetNames(en.Body.Stmts, func(n string) { q.attrs[n] = true })
+		if !serverSide(q, en) {
+			collectSetNames(en.Body.Stmts, func(n string) { q.attrs[n] = true })
+		}
 		l.leasedPool(q, en)
+		if en.Verb == "transfer" && q.latFam >= 0 {
+			l.errorf(en.Pos, "link `%s` has a `transfer` entry, which does not wait its `serve` latency: write the latency in the entry body", q.name)
+		}
 	}
 	l.checkRoles(q, it)
 }
@@ -674,6 +727,9 @@ func (l *lowerer) queueServe(q *queueDecl, qi *syntax.ServeItem) {
 	kind, servers, phi := l.stageKind(qi.Kind, q.name)
 	q.stageFam = l.newStageFam(q.name, q.count, true, kind, servers, phi, qi.Pos)
 	if qi.Latency != nil {
+		if !slices.Contains(q.roles, "link") {
+			l.errorf(qi.Latency.Pos, "`latency` belongs to the `serve` of a queue that plays `link`: it is a wait before each `transfer on %s`", q.name)
+		}
 		q.latFam = l.newStageFam(q.name+".latency", q.count, true, model.Delay, 0, nil, qi.Pos)
 		l.constValue(qi.Latency, "a serve latency")
 	}
@@ -750,6 +806,27 @@ func (l *lowerer) leasedPool(q *queueDecl, en *syntax.EntryItem) {
 			q.leases = h.Lease.Name
 		}
 	})
+	if q.noLease == "" && !leasesOnEveryPath(en.Body.Stmts) {
+		q.noLease = en.Verb
+	}
+}
+
+// leasesOnEveryPath reports whether every path through ss reaches a hold
+// with a `lease`.
+func leasesOnEveryPath(ss []syntax.Stmt) bool {
+	for _, s := range ss {
+		switch s := s.(type) {
+		case *syntax.HoldStmt:
+			if s.Lease != nil || leasesOnEveryPath(s.Body.Stmts) {
+				return true
+			}
+		case *syntax.BranchStmt:
+			if s.Else != nil && leasesOnEveryPath(s.Then.Stmts) && leasesOnEveryPath(s.Else.Stmts) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // collectSetNames calls f with every name a statement list assigns.

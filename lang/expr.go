@@ -692,9 +692,14 @@ func (l *lowerer) ctx(n *syntax.Name, full string, sc *scope) *model.Expr {
 		return model.Num(0)
 	}
 	for _, a := range ctxAllowed[sc.mom] {
-		if a == c {
-			return &model.Expr{Op: model.ECtx, Slot: int(c), Name: full}
+		if a != c {
+			continue
 		}
+		if c == model.CtxWaitingCount && sc.eng != nil && sc.member == 0 && l.prog.StageFams[sc.eng.fam].Array {
+			e := l.errorf(n.Pos, "%s`waiting.count` cannot be read in an engine family", sc.engineOf())
+			e.Hint = "only an engine of one reads `waiting.count` (docs/engine.md §4.2)"
+		}
+		return &model.Expr{Op: model.ECtx, Slot: int(c), Name: full}
 	}
 	msg := fmt.Sprintf("%s`%s` cannot be read in %s", sc.engineOf(), full, momentNames[sc.mom])
 	if where := ctxMoments(c); len(where) > 0 && len(where) <= 3 {
@@ -779,6 +784,12 @@ func (l *lowerer) ident(n *syntax.Name, sc *scope) (*model.Expr, typ) {
 		if x, ok := l.gaugeRegister(n); ok {
 			return x, nil
 		}
+	}
+	// The source of a `from` entry is a resource, whatever attribute
+	// shares its name.
+	if sc.from != nil && name == sc.from.name {
+		l.undefined(n, sc)
+		return model.Num(0), nil
 	}
 	// Attributes.
 	if sc.side == sideEntry && sc.q != nil {
@@ -877,6 +888,10 @@ func (l *lowerer) undefined(n *syntax.Name, sc *scope) {
 		return
 	case "tokens":
 		l.errorf(n.Pos, "`tokens` is `batch.tokens`, which exists only in a schedule's guard or an engine's `execute`")
+		return
+	}
+	if owner := l.registerOwner(name); owner != nil {
+		l.errorf(n.Pos, "`%s` is engine `%s`'s register: %s may not read it (its engine's clauses and a gauge do)", name, owner.name, momentNames[sc.mom])
 		return
 	}
 	e := l.errorf(n.Pos, "undefined: %s", name)

@@ -115,8 +115,15 @@ type deviceDecl struct {
 	capPos map[string]lexer.Position
 	pooled map[string]bool
 	engine *engineDecl
+	early  []earlyPool // pools on it declared before its engine
 	q      *queueDecl
 	pos    lexer.Position
+}
+
+// earlyPool is a pool family declared on a device before its engine.
+type earlyPool struct {
+	fam int
+	pos lexer.Position
 }
 
 type engineDecl struct {
@@ -152,6 +159,7 @@ type queueDecl struct {
 	entries  []*syntax.EntryItem
 	attrs    map[string]bool
 	leases   string // local pool name its entries lease
+	noLease  string // the verb of an entry that leases nothing on some path
 	picture  int    // a gateway's `picture`: 1 + its index in prog.Pictures, 0 = none
 	pull     *relDecl
 	push     *relDecl

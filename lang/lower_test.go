@@ -412,3 +412,32 @@ fn main() {
 		}
 	}
 }
+
+// TestDevicePoolBeforeItsEngine: a pool on a device is its engine's
+// memory whether it is declared before the engine or after it (the
+// reference's target.rs declares it before).
+func TestDevicePoolBeforeItsEngine(t *testing.T) {
+	const engine = "engine llm on gpu { reqs cap 4; tokens cap 64; schedule { advance running; admit waiting while (running.preempted == 0); } execute (1); }\n"
+	const pool = "pool kv on gpu { block 16; }\n"
+	for name, decls := range map[string]string{"after": engine + pool, "before": pool + engine} {
+		src := "fn main() {\ndevice gpu { kv cap 160; }\n" + decls + `pool reqs on llm { }
+workload { arrive batch(1); }
+server { hold reqs (cost(reqs, 1)), kv (cost(kv, 8)) { run llm prefill (cost(llm, 8)) growing kv; } }
+}
+`
+		p, err := LoadSource("mem.sq", []byte(src), Options{ReadFile: noFiles})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		kv := p.Pools[p.PoolFams[0].First]
+		if kv.Name != "kv" || kv.MemoryOf != p.StageFams[0].First || p.Engines[0].Memory != p.PoolFams[0].First {
+			t.Errorf("%s: pool %s is the memory of stage %d, the engine's memory is pool %d; want kv, stage %d, pool %d",
+				name, kv.Name, kv.MemoryOf, p.Engines[0].Memory, p.StageFams[0].First, p.PoolFams[0].First)
+		}
+	}
+	// a second pool on the device, before the engine, is refused as after it
+	_, err := LoadSource("mem.sq", []byte("fn main() {\ndevice gpu { kv cap 160; kv2 cap 10; }\npool kv on gpu { }\npool kv2 on gpu { }\n"+engine+"pool reqs on llm { }\nworkload { arrive batch(1); }\nserver { hold reqs (cost(reqs, 1)) { run llm prefill (cost(llm, 8)); } }\n}\n"), Options{ReadFile: noFiles})
+	if want := "mem.sq:4:1: engine `llm` has a memory pool already: which is its KV would be a choice"; err == nil || err.Error() != want {
+		t.Errorf("two pools before the engine: %v, want %q", err, want)
+	}
+}

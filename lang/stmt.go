@@ -769,7 +769,7 @@ func (l *lowerer) turnSlots() []int {
 	}
 	for _, q := range l.qList {
 		for _, e := range q.entries {
-			if roleIs(q, "gateway") {
+			if serverSide(q, e) {
 				collectSetNames(e.Body.Stmts, add)
 			} else {
 				collectSetNames(e.Body.Stmts, func(n string) { add(q.name + "." + n) })
@@ -1077,6 +1077,10 @@ func (l *lowerer) transferRuns(s *syntax.TransferStmt, sc *scope, amount *model.
 		if rel.source != sc.from.q {
 			return nil, false // the call `from` the wrong queue is reported where it stands
 		}
+		if s.From.Name != sc.from.name || s.From.Index != nil || s.From.Member != "" {
+			l.errorf(s.From.Pos, "a read takes from the entry's source: write `transfer (…) from %s to …`", sc.from.name)
+			return nil, false
+		}
 		latIdx := sc.self
 		if rel.kind == "push" {
 			latIdx = sc.from.idx
@@ -1191,6 +1195,9 @@ func (l *lowerer) entryCall(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 	if entry == nil {
 		return nil
 	}
+	if s.To != nil {
+		l.errorf(s.To.Pos, "an entry call takes no `to`: its body's `transfer … to P (n)` says where the KV goes")
+	}
 	if sc.depth > 16 {
 		l.errorf(s.Pos, "entry calls nest too deeply")
 		return nil
@@ -1210,8 +1217,7 @@ func (l *lowerer) entryCall(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 		v, t := l.value(s.Args[i], sc, nil)
 		es.bind(p, &binding{val: v, typ: t})
 	}
-	gateway := roleIs(q, "gateway")
-	if gateway {
+	if serverSide(q, entry) {
 		es.side = sideServer
 		es.q = nil
 		es.self = nil
@@ -1286,11 +1292,17 @@ func (l *lowerer) entryIndex(s *syntax.CallStmt, q *queueDecl, sc *scope) *model
 func (l *lowerer) entryFrom(s *syntax.CallStmt, q *queueDecl, entry *syntax.EntryItem, sc *scope) (*fromInfo, bool) {
 	src, ok := l.queues[s.From.Name]
 	switch {
+	case ok && s.From.Member != "":
+		l.errorf(s.From.Pos, "`from %s`: a call takes from a queue, whose entries lease: write `from %s`", l.refText(s.From), strings.TrimSuffix(l.refText(s.From), "."+s.From.Member))
+		return nil, false
 	case !ok:
 		l.errorf(s.From.Pos, "`from %s`: `%s` is no queue", l.refText(s.From), s.From.Name)
 		return nil, false
 	case src.leases == "":
 		l.errorf(s.From.Pos, "`from %s`: every entry of `%s` must lease a pool on every path", l.refText(s.From), src.name)
+		return nil, false
+	case src.noLease != "":
+		l.errorf(s.From.Pos, "`from %s`: `%s.%s` leases nothing on some path, and every entry of `%s` must lease a pool on every path", l.refText(s.From), src.name, src.noLease, src.name)
 		return nil, false
 	}
 	rel := q.pull
@@ -1311,6 +1323,13 @@ func (l *lowerer) entryFrom(s *syntax.CallStmt, q *queueDecl, entry *syntax.Entr
 		sidx = model.Num(0)
 	}
 	return &fromInfo{name: entry.From, q: src, idx: sidx}, true
+}
+
+// serverSide reports whether entry e of q is the server's own: a
+// gateway's `route`, whose statements are the server's. Its other entries
+// (`queue gw : gateway, prefill`) are entries like any queue's.
+func serverSide(q *queueDecl, e *syntax.EntryItem) bool {
+	return e.Verb == "route" && roleIs(q, "gateway")
 }
 
 func roleIs(q *queueDecl, role string) bool {
