@@ -415,6 +415,11 @@ for _, r in pairs(def) do
   end
 end
 res.prog = messages(pbuf)
+-- gd as a user types it (nvim/serq.lua maps it in a serQ buffer).
+vim.api.nvim_win_set_cursor(0, { 6, 48 })
+vim.cmd("normal gd")
+vim.wait(10000, function() return vim.api.nvim_get_current_buf() ~= pbuf end, 50)
+res.gd = vim.fn.expand("%%:t") .. ":" .. vim.fn.line(".") .. ":" .. vim.fn.col(".")
 vim.fn.writefile({ vim.fn.json_encode(res) }, out)
 vim.cmd("qa!")
 `
@@ -488,6 +493,7 @@ func TestNeovimLSP(t *testing.T) {
 		Hover         string
 		Definition    string
 		Prog          any
+		GD            string
 	}
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatalf("%s: %v", b, err)
@@ -516,6 +522,9 @@ func TestNeovimLSP(t *testing.T) {
 	}
 	if res.Definition != lib+":1:4" {
 		t.Errorf("definition of double: %q, want %s:1:4", res.Definition, lib)
+	}
+	if res.GD != "lib.sq:2:5" {
+		t.Errorf("gd on double went to %q, want lib.sq:2:5 (nvim/serq.lua maps gd in a serQ buffer)", res.GD)
 	}
 	if p, ok := res.Prog.([]any); ok && len(p) != 0 || !ok && res.Prog != nil && fmt.Sprint(res.Prog) != "map[]" {
 		t.Errorf("the program shows %v", res.Prog)

@@ -1,8 +1,7 @@
 -- serQ in Neovim (0.7 or later). Put editors/vim on the runtimepath for the
 -- filetype and the syntax (editors/README.md), then source this file from
 -- your init.lua, or copy it there, to start `serq lsp` for *.sq buffers:
--- diagnostics, hover (K), go to definition (gd with the usual mappings),
--- document symbols, formatting (vim.lsp.buf.format, 0.8; vim.lsp.buf.formatting
+-- diagnostics, hover (K), go to definition (gd), document symbols, formatting (vim.lsp.buf.format, 0.8; vim.lsp.buf.formatting
 -- on 0.7) and completion.
 vim.filetype.add({ extension = { sq = "serq" } })
 
@@ -30,6 +29,17 @@ end
 -- vim.lsp.start: the client is started once and each buffer attached.
 local root, client
 
+-- K and gd ask the server in a serQ buffer: Neovim before 0.10 maps K to
+-- man pages and gd to a search, and no version maps gd to the server. A
+-- mapping the user gave the buffer is kept.
+local function keys(buf)
+  for lhs, fn in pairs({ K = vim.lsp.buf.hover, gd = vim.lsp.buf.definition }) do
+    if vim.fn.maparg(lhs, "n", false, true).buffer ~= 1 then
+      vim.keymap.set("n", lhs, fn, { buffer = buf, desc = "serq lsp" })
+    end
+  end
+end
+
 vim.api.nvim_create_autocmd("FileType", {
   pattern = "serq",
   callback = function(args)
@@ -37,6 +47,7 @@ vim.api.nvim_create_autocmd("FileType", {
     local config = { name = "serq", cmd = { "serq", "lsp" }, root_dir = root }
     if vim.lsp.start then
       vim.lsp.start(config)
+      keys(args.buf)
       return
     end
     if not client or vim.lsp.client_is_stopped(client) then
@@ -45,5 +56,6 @@ vim.api.nvim_create_autocmd("FileType", {
     if client then
       vim.lsp.buf_attach_client(args.buf, client)
     end
+    keys(args.buf)
   end,
 })
