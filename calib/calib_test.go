@@ -93,3 +93,20 @@ func TestLoad(t *testing.T) {
 		t.Errorf("token ratio %v, %v", r, err)
 	}
 }
+
+// TestFind names the one run a part of its name picks, and says why where
+// none or several do.
+func TestFind(t *testing.T) {
+	exps := []*Experiment{{Name: "20260218-084319-llama-2-70b-tp4-roleplay"}, {Name: "20260218-141024-mixtral-8x7b-v0-1-tp2-roleplay"}}
+	if i, err := Find(exps, "70b-tp4-role"); i != 0 || err != nil {
+		t.Errorf("Find 70b-tp4-role: %d, %v", i, err)
+	}
+	for part, want := range map[string]string{
+		"roleplay": `"roleplay" names more than one run: 20260218-084319-llama-2-70b-tp4-roleplay and 20260218-141024-mixtral-8x7b-v0-1-tp2-roleplay`,
+		"codegen":  `no run's name contains "codegen"; the runs: 20260218-084319-llama-2-70b-tp4-roleplay, 20260218-141024-mixtral-8x7b-v0-1-tp2-roleplay`,
+	} {
+		if i, err := Find(exps, part); i != -1 || err == nil || err.Error() != want {
+			t.Errorf("Find %s: %d, %v; want %s", part, i, err, want)
+		}
+	}
+}

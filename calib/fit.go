@@ -319,23 +319,32 @@ func Describe(c vllmimport.Calibration) string {
 func LeaveOneOut(exps []*Experiment, o FitOptions) ([]Row, []vllmimport.Calibration, error) {
 	var rows []Row
 	var cals []vllmimport.Calibration
-	for i, e := range exps {
-		var rest []*Experiment
-		rest = append(rest, exps[:i]...)
-		rest = append(rest, exps[i+1:]...)
-		o.logf("leaving out %s", e.Name)
-		cal, _, err := Fit(rest, o)
+	for i := range exps {
+		r, cal, err := LeaveOut(exps, i, o)
 		if err != nil {
 			return nil, nil, err
 		}
-		p, err := Predict(e, cal)
-		if err != nil {
-			return nil, nil, err
-		}
-		rows = append(rows, Rows([]*Experiment{e}, []*Prediction{p})...)
+		rows = append(rows, r...)
 		cals = append(cals, cal)
 	}
 	return rows, cals, nil
+}
+
+// LeaveOut fits on all experiments but exps[i] and predicts that one: a
+// run nobody calibrated against, predicted from its configuration alone.
+func LeaveOut(exps []*Experiment, i int, o FitOptions) ([]Row, vllmimport.Calibration, error) {
+	e := exps[i]
+	rest := append(append([]*Experiment(nil), exps[:i]...), exps[i+1:]...)
+	o.logf("leaving out %s", e.Name)
+	cal, _, err := Fit(rest, o)
+	if err != nil {
+		return nil, cal, err
+	}
+	p, err := Predict(e, cal)
+	if err != nil {
+		return nil, cal, err
+	}
+	return Rows([]*Experiment{e}, []*Prediction{p}), cal, nil
 }
 
 // PredictAll simulates the experiments, jobs at a time (0: GOMAXPROCS).

@@ -221,3 +221,22 @@ func (e *Experiment) Short() string {
 	}
 	return e.Name
 }
+
+// Find is the index of the one experiment whose name contains part.
+func Find(exps []*Experiment, part string) (int, error) {
+	found := -1
+	var names []string
+	for i, e := range exps {
+		names = append(names, e.Name)
+		if strings.Contains(e.Name, part) {
+			if found >= 0 {
+				return -1, fmt.Errorf("%q names more than one run: %s and %s", part, exps[found].Name, e.Name)
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		return -1, fmt.Errorf("no run's name contains %q; the runs: %s", part, strings.Join(names, ", "))
+	}
+	return found, nil
+}
