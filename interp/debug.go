@@ -507,22 +507,34 @@ func (s *Sim) noteChoice(j float64, keys []float64) {
 	}
 	if j < choiceShown {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s (", fmtNum(j))
+		fmt.Fprintf(&b, "%s: ", fmtNum(j))
+		if len(keys) > 1 {
+			b.WriteString("(")
+		}
 		for k, v := range keys {
 			if k > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(fmtNum(v))
+			b.WriteString(WordNum(v))
 		}
-		b.WriteString(")")
+		if len(keys) > 1 {
+			b.WriteString(")")
+		}
 		s.choiceKeys = append(s.choiceKeys, b.String())
 	}
+}
+
+// choiceText joins the candidates' keys noted, each after the name bound:
+// "j=0: 3 · j=1: 2".
+func (s *Sim) choiceText(name string) string {
+	return name + "=" + strings.Join(s.choiceKeys, " · "+name+"=")
 }
 
 // traceChoice traces a `choose`: the name it binds and the member chosen,
 // with every candidate's keys (the first few).
 func (s *Sim) traceChoice(ss *session, st *model.Stmt, best, n float64) {
-	detail := "keys " + strings.Join(s.choiceKeys, " · ")
+	name := s.p.Attrs[st.Slot].Name
+	detail := s.choiceText(name)
 	if n > choiceShown {
 		detail += fmt.Sprintf(" · … %s more", fmtNum(n-choiceShown))
 	}
@@ -540,10 +552,9 @@ func (s *Sim) traceChoice(ss *session, st *model.Stmt, best, n float64) {
 		}
 		s.pics.exact = false
 		ss.attrs[st.Slot] = best
-		detail = fmt.Sprintf("seen as at t=%s: %s; true: %s", fmtTime(s.seenAt(&s.p.Pictures[pic])), detail,
-			strings.Join(s.choiceKeys, " · "))
+		detail = fmt.Sprintf("seen as at t=%s: %s; true: %s", fmtTime(s.seenAt(&s.p.Pictures[pic])), detail, s.choiceText(name))
 	}
-	s.traceDetail(ss, "routed", s.p.Attrs[st.Slot].Name+" = "+fmtNum(best), 0, detail)
+	s.traceDetail(ss, EvRouted, name, best, detail)
 	s.choiceKeys = s.choiceKeys[:0]
 }
 

@@ -160,7 +160,7 @@ func (s *Sim) startSession() {
 		s.claimGiven(ss)
 	}
 	ss.pushFrame(s.p.Workload.Session, s.cprog.session, fRoot, nil)
-	s.trace(ss, "arrived", "", 0)
+	s.trace(ss, EvArrived, "", 0)
 	s.makeReady(ss)
 }
 
@@ -190,7 +190,7 @@ func (s *Sim) runInline(ss *session, b *model.Block, cb *cblock, st *stream) {
 
 func (s *Sim) observe(ss *session, slot int, v float64) {
 	if s.tracer != nil {
-		s.traceDetail(ss, "observed", s.p.Observes[slot], v, "")
+		s.trace(ss, EvObserved, s.p.Observes[slot], v)
 	}
 	if s.keepObs[slot] {
 		s.claimObs[slot].add(v)
@@ -567,7 +567,7 @@ func (s *Sim) endSession(ss *session, pos model.Pos) {
 	if s.canFail {
 		s.sessionOutcome(ss)
 	}
-	s.trace(ss, "ended", "", 0)
+	s.trace(ss, EvEnded, "", 0)
 	ss.frames = ss.frames[:0]
 	ss.state = sDone
 	if s.warm {

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"fmt"
 	"math"
 	"sort"
 
@@ -279,69 +278,4 @@ func joinLabels(ls []string) string {
 		out += l
 	}
 	return out
-}
-
-// TraceEvent is one thing that happened, for an event log.
-type TraceEvent struct {
-	Event   uint64 // the number of the event it happened in (Sim.Events then); 0 before the first
-	Time    float64
-	Session uint64
-	Leg     uint64 // the fork leg's number, 0 for the session itself
-	Turn    int
-	What    string // arrived, admitted, leased, released, preempted, ended, started, finished, rejected
-	Where   string // pool or stage label
-	Amount  float64
-	Detail  string // more words, e.g. a route's choice and its keys; "" if none
-	System  bool   // about no session (an engine iteration): Session, Leg and Turn are 0
-}
-
-func (e TraceEvent) String() string {
-	s := fmt.Sprintf("%.4f s  session %d turn %d  %s", e.Time, e.Session, e.Turn, e.What)
-	if e.System {
-		s = fmt.Sprintf("%.4f s  %s", e.Time, e.What)
-	}
-	if e.Where != "" {
-		s += " " + e.Where
-	}
-	if e.Amount != 0 || e.What == "observed" {
-		s += fmt.Sprintf(", %.6g", e.Amount)
-	}
-	if e.Detail != "" {
-		s += " (" + e.Detail + ")"
-	}
-	return s
-}
-
-// SetTracer installs a function called for every traced event (nil to
-// remove it). Tracing costs nothing when no tracer is set.
-func (s *Sim) SetTracer(f func(TraceEvent)) { s.tracer = f }
-
-// TraceIterations makes the tracer also see each engine iteration as it
-// starts ("iteration on", Amount its duration, Detail its batch). It is off
-// by default: iterations are most of a run's events. A checkpoint keeps
-// the setting.
-func (s *Sim) TraceIterations(on bool) { s.traceIters = on }
-
-func (s *Sim) trace(ss *session, what, where string, amount float64) {
-	if s.tracer == nil {
-		return
-	}
-	s.traceDetail(ss, what, where, amount, "")
-}
-
-func (s *Sim) traceDetail(ss *session, what, where string, amount float64, detail string) {
-	if s.tracer == nil {
-		return
-	}
-	ev := TraceEvent{Event: s.events, Time: s.now, What: what, Where: where, Amount: amount, Detail: detail}
-	ev.System = ss == nil
-	if ss != nil {
-		root := rootOf(ss)
-		ev.Session = root.serial
-		ev.Turn = int(root.attrs[s.p.Builtin.TurnNo])
-		if ss.parent != nil {
-			ev.Leg = ss.legID
-		}
-	}
-	s.tracer(ev)
 }

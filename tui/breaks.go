@@ -24,13 +24,17 @@ type breakpoint struct {
 }
 
 // eventKinds are the kinds of event `break on KIND` stops at, and the
-// traced events that are of each kind (interp's TraceEvent.What).
-var eventKinds = []struct{ kind, what, words string }{
-	{"expiry", "lease expired", "a lease expired"},
-	{"late-read", "read after expiry of", "a read after its lease expired"},
-	{"down", "went down", "a member or stage went down"},
-	{"failed-read", "read failed of", "a read failed"},
-	{"failure", "request failed", "a request failed"},
+// traced events that are of each kind.
+var eventKinds = []struct {
+	kind  string
+	what  interp.EventKind
+	words string
+}{
+	{"expiry", interp.EvLeaseExpired, "a lease expired"},
+	{"late-read", interp.EvLateRead, "a read after its lease expired"},
+	{"down", interp.EvDown, "a member or stage went down"},
+	{"failed-read", interp.EvReadFailed, "a read failed"},
+	{"failure", interp.EvFailed, "a request failed"},
 }
 
 type breakKind int
@@ -98,7 +102,7 @@ func (d *driver) newChecker(bps []breakpoint) *checker {
 		}
 		if b.kind == breakOn {
 			if d.brkEvents == nil {
-				d.brkEvents = map[string]int{}
+				d.brkEvents = map[interp.EventKind]int{}
 			}
 			if _, ok := d.brkEvents[eventWhat(b.on)]; !ok {
 				d.brkEvents[eventWhat(b.on)] = b.id
@@ -156,13 +160,13 @@ func (c *checker) after(d *driver) string {
 }
 
 // eventWhat is the traced event of a `break on` kind.
-func eventWhat(kind string) string {
+func eventWhat(kind string) interp.EventKind {
 	for _, k := range eventKinds {
 		if k.kind == kind {
 			return k.what
 		}
 	}
-	return ""
+	return interp.EvNone
 }
 
 func (c *checker) words(b breakpoint, s *interp.Sim) string {
@@ -214,7 +218,7 @@ func (d *driver) reverse(c *checker) (uint64, string) {
 					if id, ok := sessions[e.Session]; ok && hitID == 0 && !e.System {
 						hitID = id
 					}
-					if id, ok := events[e.What]; ok && hitID == 0 {
+					if id, ok := events[e.Kind]; ok && hitID == 0 {
 						hitID = id
 					}
 				})

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/serq/serq/internal/spell"
+	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 )
 
@@ -104,7 +105,7 @@ func (m *Model) command(line string) (tea.Cmd, *cmdError) {
 			}
 			b.kind, b.serial, b.src = breakSession, n, args[1].text
 		case !watch && args[0].text == "on" && len(args) >= 1:
-			if len(args) != 2 || eventWhat(args[1].text) == "" {
+			if len(args) != 2 || eventWhat(args[1].text) == interp.EvNone {
 				var kinds []string
 				for _, k := range eventKinds {
 					kinds = append(kinds, k.kind)

@@ -604,7 +604,7 @@ func TestCommandIterations(t *testing.T) {
 	hs.press("l")
 	n := 0
 	for i := 0; i < m.frame.log.len(); i++ {
-		if e := m.frame.log.at(i); e.What == "iteration on" && e.System {
+		if e := m.frame.log.at(i); e.Kind == interp.EvIteration && e.System {
 			n++
 		}
 	}

@@ -60,7 +60,7 @@ type driver struct {
 	sessionHit  int
 	// and the kinds of event of `break on` breakpoints (eventKinds), and
 	// where the event that hit one happened
-	brkEvents map[string]int
+	brkEvents map[interp.EventKind]int
 	hitWhere  string
 	// prev holds each breakpoint's value after the last event, by id; nil
 	// after a seek, to be taken again where the run landed.
@@ -183,7 +183,7 @@ func (d *driver) trace(e interp.TraceEvent) {
 		}
 	}
 	if d.brkEvents != nil && d.sessionHit == 0 {
-		if id, ok := d.brkEvents[e.What]; ok {
+		if id, ok := d.brkEvents[e.Kind]; ok {
 			d.sessionHit, d.hitWhere = id, e.Where
 		}
 	}

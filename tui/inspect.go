@@ -127,17 +127,7 @@ func storyText(e *interp.TraceEvent) string {
 	if e.Leg != 0 {
 		s += fmt.Sprintf("leg %d ", e.Leg)
 	}
-	s += fmt.Sprintf("t%d %s", e.Turn, e.What)
-	if e.Where != "" {
-		s += " " + e.Where
-	}
-	if e.Amount != 0 {
-		s += fmt.Sprintf(", %.6g", e.Amount)
-	}
-	if e.Detail != "" {
-		s += " (" + e.Detail + ")"
-	}
-	return s
+	return s + fmt.Sprintf("t%d %s", e.Turn, e.Text())
 }
 
 func orDash(s string) string {

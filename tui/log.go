@@ -144,21 +144,6 @@ func (p *logPane) line(e *interp.TraceEvent) string {
 }
 
 // eventText is a traced event in words, with its leg.
-func eventText(e *interp.TraceEvent) string {
-	if e.Leg == 0 {
-		return e.String()
-	}
-	s := fmt.Sprintf("%.4f s  session %d leg %d turn %d  %s", e.Time, e.Session, e.Leg, e.Turn, e.What)
-	if e.Where != "" {
-		s += " " + e.Where
-	}
-	if e.Amount != 0 {
-		s += fmt.Sprintf(", %.6g", e.Amount)
-	}
-	if e.Detail != "" {
-		s += " (" + e.Detail + ")"
-	}
-	return s
-}
+func eventText(e *interp.TraceEvent) string { return e.String() }
 
 func (p *logPane) lines() []string { return p.window(0, p.count()) }
