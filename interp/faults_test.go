@@ -434,17 +434,14 @@ func TestWhyOfALeaseLeftBehind(t *testing.T) {
 	}
 	for sim.Now() < 30 && sim.Step() {
 	}
-	var got []string
-	for _, l := range sim.Why(0) {
-		got = append(got, strings.Repeat("  ", l.Depth)+l.Text)
-	}
+	got := strings.Split(strings.TrimSuffix(interp.WhyDump(sim.Why(0)), "\n"), "\n")
 	want := []string{
-		"session 0 has ended; a lease it left behind lives on",
-		"  a lease on P.kv[0]: 10 units since t=1 (age 30 s)",
-		"    left behind at t=23 by session 0 turn 1, whose request failed (`D[0]` down): no session owns it",
-		"    its reader D[0], which renewed it, is down since t=23: nothing renews it",
-		"    its last renewal was at t=21",
-		"    it expires at t=41, in 10 s, and frees 10 units",
+		"gone who=s0t1",
+		"  lease-of pool=P.kv[0] units=10 since=1",
+		"    stranded who=s0t1 at=23 cause=`D[0]` down",
+		"    reader-down member=D[0] at=23",
+		"    last-renewal at=21",
+		"    expires units=10 at=41",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("why:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

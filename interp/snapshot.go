@@ -101,8 +101,9 @@ type LeaseSnap struct {
 	Every   float64
 	// Stranded: a failed or given-up request left it to expire.
 	Stranded bool
-	// Life says in words how long it lives and who keeps it (leaseLife).
-	Life []string
+	// Life is how long it lives and who keeps it, as why-chain steps
+	// (WhyRenewed, WhyExpires, …).
+	Life []WhyStep
 }
 
 // GaugeSnap is a gauge's current value.

@@ -478,9 +478,10 @@ func TestWhyPane(t *testing.T) {
 	}
 	var want []string
 	for _, l := range m.drv.sim().Why(sel) {
-		s := strings.Repeat("  ", l.Depth) + l.Text
+		text := whyWords(l, m.drv.sim().Now())
+		s := strings.Repeat("  ", l.Depth) + text
 		if l.Depth > 0 {
-			s = strings.Repeat("  ", l.Depth) + "→ " + l.Text
+			s = strings.Repeat("  ", l.Depth) + "→ " + text
 		}
 		want = append(want, s)
 	}

@@ -25,8 +25,8 @@ type whyLine struct {
 // why is the chain of what a live session waits for; nil when it is not live.
 func why(s *interp.Sim, serial uint64) []whyLine {
 	var out []whyLine
-	for _, l := range s.Why(serial) {
-		out = append(out, whyLine{depth: l.Depth, text: l.Text})
+	for _, st := range s.Why(serial) {
+		out = append(out, whyLine{depth: st.Depth, text: whyWords(st, s.Now())})
 	}
 	return out
 }
