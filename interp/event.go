@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/serq/serq/model"
 )
 
 // Traced events: what the tracer (SetTracer) sees happen, each of a typed
@@ -341,4 +343,20 @@ func (s *Sim) traceStage(ss *session, kind EventKind, stg *stage, work float64) 
 		}
 	}
 	s.trace(ss, kind, stg.m.Label, work)
+}
+
+// Reach is a statement a session (or one of its legs) begins: what a
+// breakpoint on a line of the program (`break file.sq:145`) waits for.
+type Reach struct {
+	Who SessionRef
+	Pos model.Pos
+}
+
+// SetReach installs a function called as each statement begins, with the
+// session and the statement's position (nil to remove it). Like the
+// tracer it is no part of the run's state and changes no result.
+func (s *Sim) SetReach(f func(Reach)) { s.reach = f }
+
+func (s *Sim) reached(ss *session, st *model.Stmt) {
+	s.reach(Reach{Who: s.ref(ss), Pos: st.Pos})
 }

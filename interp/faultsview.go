@@ -1,7 +1,6 @@
 package interp
 
-import (
-)
+import ()
 
 // The debugger's view of failures and lease lifetimes (serq tui): what a
 // lease's lifetime is now, the members that are down, what a failed or

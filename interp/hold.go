@@ -244,6 +244,7 @@ func (s *Sim) admit(h *holdInst) {
 		}
 		s.trace(ss, EvAdmitted, pl.m.Label, alloc)
 		consumedMax = math.Max(consumedMax, consumed)
+		pl.runAdmits++
 		if s.warm {
 			pl.admits++
 			if i == 0 {
@@ -775,6 +776,7 @@ func (s *Sim) preempt(v *session, pl *pool) {
 	if target == nil {
 		return
 	}
+	pl.runPreempts++
 	if s.warm {
 		pl.preempts++
 	}

@@ -46,6 +46,8 @@ type pool struct {
 	waitW                            Welford
 	admits, evictN, preempts         uint64
 	evictU                           float64
+	// the same counts since t = 0, warm-up included (the debugger's)
+	runAdmits, runEvictN, runPreempts uint64
 	rejected, stuck, spills          uint64
 
 	gone bool // entries may hold gone entries: compactEntries has work
@@ -193,6 +195,14 @@ func (s *Sim) poolObservable(pl *pool, f model.Func, ss *session) float64 {
 		return float64(len(pl.queue))
 	case model.PExpired:
 		return float64(pl.expired)
+	case model.PParked:
+		return float64(s.parkedIn(pl))
+	case model.PPreempted:
+		return float64(pl.runPreempts)
+	case model.PEvicted:
+		return float64(pl.runEvictN)
+	case model.PLeased:
+		return s.leasedUnits(pl.index)
 	case model.PLate:
 		return float64(pl.late)
 	case model.PLeases, model.PLeaseAge:
@@ -259,6 +269,7 @@ func (s *Sim) evict(pl *pool, need float64) {
 		}
 		if e.size <= unitTol {
 			pl.removeEntry(e)
+			pl.runEvictN++
 			if s.warm {
 				pl.evictN++
 			}

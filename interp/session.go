@@ -169,6 +169,9 @@ func (s *Sim) startSession() {
 func (s *Sim) runInline(ss *session, b *model.Block, cb *cblock, st *stream) {
 	if cb != nil {
 		for i := range cb.stmts {
+			if s.reach != nil {
+				s.reached(ss, cb.stmts[i].st)
+			}
 			switch cs := &cb.stmts[i]; cs.op {
 			case model.OpSet:
 				ss.attrs[cs.slot] = s.cval(&cs.val, ss, st)
@@ -179,6 +182,9 @@ func (s *Sim) runInline(ss *session, b *model.Block, cb *cblock, st *stream) {
 		return
 	}
 	for _, stmt := range b.Stmts {
+		if s.reach != nil {
+			s.reached(ss, stmt)
+		}
 		switch stmt.Op {
 		case model.OpSet:
 			ss.attrs[stmt.Slot] = s.evalWith(stmt.Value, ss, st)
@@ -292,6 +298,9 @@ func (s *Sim) exec(ss *session) {
 					return
 				}
 				s.curStmt = cs.st
+				if s.reach != nil {
+					s.reached(ss, cs.st)
+				}
 				v := s.cval(&cs.val, ss, ss.stream)
 				if cs.op == model.OpSet {
 					ss.attrs[cs.slot] = v
@@ -317,6 +326,9 @@ func (s *Sim) exec(ss *session) {
 			return
 		}
 		s.curStmt = st
+		if s.reach != nil {
+			s.reached(ss, st)
+		}
 		if !s.execStmt(ss, st, cs) {
 			return
 		}

@@ -356,6 +356,9 @@ func (s *Sim) reschedule() {
 
 // stageObservable reads queue/busy/work/est_* of a stage.
 func (s *Sim) stageObservable(stg *stage, f model.Func) float64 {
+	if f == model.SRunning || f == model.SWaiting {
+		return s.runningWaiting(stg, f)
+	}
 	if stg.eng != nil {
 		return s.engineObservable(stg, f)
 	}

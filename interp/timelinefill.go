@@ -64,9 +64,8 @@ func (tl *Timeline) fill(s *Sim, before uint64) *Checkpoint {
 	tl.cps = append(tl.cps, nil)
 	copy(tl.cps[i+1:], tl.cps[i:])
 	tl.cps[i] = nc
-	if len(tl.cps) > MaxCheckpoints {
-		tl.thin()
-	}
+	tl.bytes += nc.Bytes()
+	tl.keepWithin()
 	return nc
 }
 

@@ -25,19 +25,19 @@ const (
 	WhyBlocked         // it is blocked, for nothing the chain knows
 
 	// A queue at a pool.
-	WhyQueued  // queued at Pool, Position of Count, since Since
-	WhyHead    // the head (Who; Self when it is the session itself) asks Units of Pool: Cap, Used, Cached, Free; Blocking when Pool is what it waits for
-	WhyNoFit   // Pool is blocked for good: the head asks Units, more than its Cap
-	WhyShort   // the head waits for Units more of Pool to be freed
-	WhyFits    // every pool the head asks fits: Stage admits it at its next iteration ("" : in this instant)
-	WhyHeldBy  // Who holds Units of Pool, in State (Where, Mode, Left); Leased: the units are a lease since Since
-	WhyNobody  // nobody holds Pool: its Units cached units are evicted as needed
-	WhyMore    // and Count more holders
-	WhyNext    // the next event that may free units of Pool: at At, Next (Who's job or transfer, Stage's iteration, a lease)
-	WhyGrows   // it grows its hold on Pool by Units: Free of Cap
-	WhyJoin    // it waits at a join for Count legs (their chains follow)
-	WhyCycle   // a wait cycle: Cycle, back to its first session
-	WhyDeeper  // the chain goes on past what is shown
+	WhyQueued // queued at Pool, Position of Count, since Since
+	WhyHead   // the head (Who; Self when it is the session itself) asks Units of Pool: Cap, Used, Cached, Free; Blocking when Pool is what it waits for
+	WhyNoFit  // Pool is blocked for good: the head asks Units, more than its Cap
+	WhyShort  // the head waits for Units more of Pool to be freed
+	WhyFits   // every pool the head asks fits: Stage admits it at its next iteration ("" : in this instant)
+	WhyHeldBy // Who holds Units of Pool, in State (Where, Mode, Left); Leased: the units are a lease since Since
+	WhyNobody // nobody holds Pool: its Units cached units are evicted as needed
+	WhyMore   // and Count more holders
+	WhyNext   // the next event that may free units of Pool: at At, Next (Who's job or transfer, Stage's iteration, a lease)
+	WhyGrows  // it grows its hold on Pool by Units: Free of Cap
+	WhyJoin   // it waits at a join for Count legs (their chains follow)
+	WhyCycle  // a wait cycle: Cycle, back to its first session
+	WhyDeeper // the chain goes on past what is shown
 
 	// A flow, an engine, a stage.
 	WhyTransfer // it transfers on Stages; Bottleneck the one that limits it, at Util of its capacity
