@@ -111,18 +111,18 @@ func (s *Sim) EngineBatch(i int) *BatchSnap {
 type PendingKind uint8
 
 const (
-	PendArrival    PendingKind = iota // Count sessions arrive
-	PendJobEnd                        // Who's job on Where ends
-	PendPSEnd                         // the next job on the ps stage Where ends
-	PendTransfer                      // Who's transfer on Where ends
-	PendWarmup                        // the warm-up ends: statistics reset
-	PendIteration                     // the engine Where's iteration ends
-	PendLeaseEnd                      // a lease on Where (of Who, unless stranded) reaches its end
-	PendDown                          // Where goes down
-	PendUp                            // Where comes back
-	PendRenewal                       // the member Where renews its leases
-	PendTimeout                       // Who's client gives its request up
-	PendRetry                         // Who's retry backoff ends
+	PendArrival   PendingKind = iota // Count sessions arrive
+	PendJobEnd                       // Who's job on Where ends
+	PendPSEnd                        // the next job on the ps stage Where ends
+	PendTransfer                     // Who's transfer on Where ends
+	PendWarmup                       // the warm-up ends: statistics reset
+	PendIteration                    // the engine Where's iteration ends
+	PendLeaseEnd                     // a lease on Where (of Who, unless stranded) reaches its end
+	PendDown                         // Where goes down
+	PendUp                           // Where comes back
+	PendRenewal                      // the member Where renews its leases
+	PendTimeout                      // Who's client gives its request up
+	PendRetry                        // Who's retry backoff ends
 )
 
 var pendingNames = [...]string{"arrival", "job end", "ps completion", "transfer end", "warm-up end", "iteration end",
@@ -319,4 +319,53 @@ func (s *Sim) observeStat(f model.Func, slot int) float64 {
 		return math.NaN()
 	}
 	return o.Mean()
+}
+
+// PoolTrend is what a pool's trends chart: its units used, the requests
+// queued at it, the units its live leases hold and the oldest's age, and
+// the requests waiting to enter its engine (for an engine's memory: at
+// every pool the engine admits; else its own queue).
+type PoolTrend struct {
+	Used, Queued, Leased, Oldest, Waiting float64
+}
+
+// Trends reads the trends now, in one pass over the run: each pool's into
+// pools (as long as the pools), each gauge's value into gauges, each
+// observe's running mean into means (NaN before a sample).
+func (s *Sim) Trends(pools []PoolTrend, gauges, means []float64) {
+	saved := s.err
+	defer func() { s.err = saved }()
+	for i := range s.pools {
+		pl := &s.pools[i]
+		pools[i] = PoolTrend{Used: pl.used, Queued: float64(len(pl.queue)), Waiting: float64(len(pl.queue))}
+		if pl.memoryOf >= 0 {
+			pools[i].Waiting = s.runningWaiting(&s.stages[pl.memoryOf], model.SWaiting)
+		}
+	}
+	note := func(l *holdInst) {
+		if l.leased >= 0 {
+			pt := &pools[l.pools[l.leased].pool]
+			pt.Leased += l.pools[l.leased].alloc
+			pt.Oldest = math.Max(pt.Oldest, s.now-l.leaseStart)
+		}
+	}
+	for _, list := range [2][]*session{s.live, s.legsLive} {
+		for _, t := range list {
+			for _, l := range t.leases {
+				note(l)
+			}
+		}
+	}
+	for _, l := range s.stranded {
+		note(l)
+	}
+	for i, g := range s.p.Gauges {
+		gauges[i] = s.eval(g.Expr, nil)
+	}
+	for i := range s.obs {
+		means[i] = math.NaN()
+		if s.obs[i].Count() > 0 {
+			means[i] = s.obs[i].Mean()
+		}
+	}
 }

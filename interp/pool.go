@@ -48,7 +48,7 @@ type pool struct {
 	evictU                           float64
 	// the same counts since t = 0, warm-up included (the debugger's)
 	runAdmits, runEvictN, runPreempts uint64
-	rejected, stuck, spills          uint64
+	rejected, stuck, spills           uint64
 
 	gone bool // entries may hold gone entries: compactEntries has work
 

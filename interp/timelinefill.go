@@ -89,3 +89,8 @@ func (tl *Timeline) SeekTimeBackFilling(t float64) {
 	// past the horizon ends the run).
 	tl.sim.RunUntil(t)
 }
+
+// StepNUntil is StepNEvery stopping before an event after time until (one
+// within the horizon, as RunUntil): at most n events, checkpoints at
+// multiples of k spacings. It returns how many it processed.
+func (tl *Timeline) StepNUntil(n, k uint64, until float64) uint64 { return tl.stepNEvery(n, k, until) }
