@@ -158,6 +158,24 @@ func ClassNames() []string {
 // Create compiles a spec into a breakpoint and sets it. On an error
 // nothing is set.
 func (d *Debugger) Create(s Spec) (*Breakpoint, error) {
+	b, err := d.compile(s)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	b.ID = d.nextID
+	d.nextID++
+	d.bps = append(d.bps, b)
+	if b.expr != nil {
+		b.Value = d.sim().Query(b.expr)
+	}
+	d.setReach()
+	return b, nil
+}
+
+// compile compiles a spec; it reads only the program.
+func (d *Debugger) compile(s Spec) (*Breakpoint, error) {
 	b := &Breakpoint{Spec: s, Value: math.NaN()}
 	var err error
 	switch s.Kind {
@@ -177,7 +195,7 @@ func (d *Debugger) Create(s Spec) (*Breakpoint, error) {
 		b.File = file
 	case BreakOn:
 		if b.class = Class(s.On); b.class == nil {
-			e := &SpecError{Field: "on", Err: fmt.Errorf("`%s` is no class of event: %s", s.On, strings.Join(ClassNames(), ", "))}
+			e := &SpecError{Field: "on", Err: fmt.Errorf("`%s` is no class of event", s.On), Hint: "classes: " + strings.Join(ClassNames(), ", ")}
 			if best := nearest(s.On, ClassNames()); best != "" {
 				e.Hint = "did you mean `" + best + "`?"
 			}
@@ -196,15 +214,6 @@ func (d *Debugger) Create(s Spec) (*Breakpoint, error) {
 			return nil, &SpecError{Field: "cond", Err: err}
 		}
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	b.ID = d.nextID
-	d.nextID++
-	d.bps = append(d.bps, b)
-	if b.expr != nil {
-		b.Value = d.sim().Query(b.expr)
-	}
-	d.setReach()
 	return b, nil
 }
 
@@ -433,6 +442,7 @@ func (d *Debugger) Ignore(id int, n uint64) error {
 type Hit struct {
 	ID    int
 	Kind  Kind
+	Src   string // the breakpoint as it reads (Breakpoint.Src): it may be gone (temporary)
 	Event uint64
 	Time  float64
 	// Who: the session of a session, line or class breakpoint's event
@@ -623,7 +633,7 @@ func (c *checker) after() *Hit {
 			continue
 		}
 		if stop == nil {
-			h.ID, h.Kind, h.Event, h.Time = b.ID, b.Kind, s.Events(), s.Now()
+			h.ID, h.Kind, h.Src, h.Event, h.Time = b.ID, b.Kind, b.Src(), s.Events(), s.Now()
 			stop = h
 		}
 	}
@@ -652,3 +662,16 @@ func (d *Debugger) values() {
 }
 
 func fmtNum(x float64) string { return interp.WordNum(x) }
+
+// Compile compiles a spec into a breakpoint that is not set: for a run's
+// Limits.Extra (a front end's own, such as a tour's stop), whose ID the
+// caller gives (a fresh one for a fresh edge: the value is taken anew for
+// an ID not seen before). Check is Compile for its error alone.
+func (d *Debugger) Compile(s Spec) (*Breakpoint, error) { return d.compile(s) }
+
+// Check reports whether a spec compiles, without setting it; it may be
+// called while an operation runs (it reads only the program).
+func (d *Debugger) Check(s Spec) error {
+	_, err := d.compile(s)
+	return err
+}

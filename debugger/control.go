@@ -166,8 +166,7 @@ func (d *Debugger) quietChunk(t float64, lim Limits, s0 uint64, t0, span float64
 	if t >= d.cfg.Options.Horizon {
 		until = math.Inf(1)
 	}
-	d.tl.StepNUntil(n, d.cfg.QuietSparse, until)
-	d.hist.maybe(d.sim())
+	d.chunk(n, d.cfg.QuietSparse, until)
 	d.report((d.sim().Now()-t0)/span, d.sim().Events()-s0)
 	return Stop{}, false
 }
@@ -175,6 +174,23 @@ func (d *Debugger) quietChunk(t float64, lim Limits, s0 uint64, t0, span float64
 // quietChunk is the events a quiet run runs between two looks at the
 // clock, the deadline and a cancellation.
 const quietChunk = 8192
+
+// chunk runs at most n events in StepN (checkpoints k spacings apart), up
+// to the last event at or before until and no further than the next
+// chart sample, which it then takes.
+func (d *Debugger) chunk(n, k uint64, until float64) {
+	d.hist.maybe(d.sim()) // a sample due now: next is then ahead
+	lim := until
+	if next := d.hist.next; next < lim {
+		lim = next
+	}
+	if d.tl.StepNUntil(n, k, lim) == 0 && lim < until {
+		// nothing happens before the sample is due: the values hold
+		// until the next event, the sample is taken after it
+		d.hist.next = d.sim().NextTime()
+	}
+	d.hist.maybe(d.sim())
+}
 
 // stop finishes an operation: the watches' values, and the stop.
 func (d *Debugger) stop(s Stop) Stop {
@@ -358,8 +374,7 @@ func (d *Debugger) forward(n uint64, until float64) Stop {
 			d.goQuiet()
 			d.tl.SetTracer(nil)
 		}
-		d.tl.StepNUntil(min(quietChunk, n-s.Events()), 1, until)
-		d.hist.maybe(d.sim())
+		d.chunk(min(quietChunk, n-s.Events()), 1, until)
 		if n != math.MaxUint64 {
 			d.report(float64(d.sim().Events()-e0)/float64(n-e0), d.sim().Events()-e0)
 		} else {
@@ -457,7 +472,7 @@ func (d *Debugger) scanSpan(bps []*Breakpoint, from, to uint64) (uint64, *Hit) {
 				}
 			}
 			if h != nil && first == nil && (b.cond == nil || holds(s.Query(b.cond))) {
-				h.ID, h.Kind, h.Event, h.Time = b.ID, b.Kind, s.Events(), s.Now()
+				h.ID, h.Kind, h.Src, h.Event, h.Time = b.ID, b.Kind, b.Src(), s.Events(), s.Now()
 				first = h
 			}
 		}

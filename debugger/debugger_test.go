@@ -471,7 +471,8 @@ func TestSpecErrors(t *testing.T) {
 		hint        string
 	}{
 		{Spec{Kind: BreakExpr, Expr: "used(D.kv[9]) > 1"}, "expr", "<command>:1:11: index 9 of `D` is out of range: it has 2 members", ""},
-		{Spec{Kind: BreakOn, On: "preempt"}, "on", "`preempt` is no class of event: " + strings.Join(ClassNames(), ", "), "did you mean `preemption`?"},
+		{Spec{Kind: BreakOn, On: "preempt"}, "on", "`preempt` is no class of event", "did you mean `preemption`?"},
+		{Spec{Kind: BreakOn, On: "zzz"}, "on", "`zzz` is no class of event", "classes: " + strings.Join(ClassNames(), ", ")},
 		{Spec{Kind: BreakOn, On: "preemption", Where: "D.kv[7]"}, "where", "`D.kv[7]` is no pool, stage or member of the program", "did you mean `D.kv[0]`?"},
 		{Spec{Kind: BreakTime, T: 300}, "t", "t 300 is not in the run, from 0 to the horizon 100", ""},
 		{Spec{Kind: BreakOn, On: "arrival", Cond: "nosuch > 1"}, "cond", "<command>:1:1: undefined: nosuch", ""},
