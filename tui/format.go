@@ -148,6 +148,14 @@ func fit(s string, w int) string {
 	return s
 }
 
+// padRight left-aligns s in w cells.
+func padRight(s string, w int) string {
+	if n := lipgloss.Width(s); n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
 // padLeft right-aligns s in w cells.
 func padLeft(s string, w int) string {
 	if n := lipgloss.Width(s); n < w {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/serq/serq/debugger"
 	"github.com/serq/serq/interp"
 )
 
@@ -216,14 +217,53 @@ func pluralF(x float64, one, many string) string {
 }
 
 // fmtRate writes a rate in three significant digits: 600, 1.82k, 200k.
-func fmtRate(x float64) string { return siCount(x, 1e4, func(v float64) string { return fmtCount(roundTo(v)) }) }
+func fmtRate(x float64) string {
+	return siCount(x, 1e4, func(v float64) string { return fmtCount(roundTo(v)) })
+}
 
-// roundTo keeps what a reader needs of a count: whole above 1000, four
-// significant digits below.
+// roundTo keeps what a reader needs of an amount: whole from 100 up,
+// three significant digits below.
 func roundTo(x float64) float64 {
-	if math.Abs(x) >= 1000 || x == math.Trunc(x) {
+	if math.Abs(x) >= 100 || x == math.Trunc(x) || math.IsNaN(x) || math.IsInf(x, 0) {
 		return math.Round(x)
 	}
-	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(x))))
+	p := math.Pow(10, 2-math.Floor(math.Log10(math.Abs(x))))
 	return math.Round(x*p) / p
+}
+
+// hitWords is a breakpoint's hit in words, for the line under the panes:
+// "break 2: on preemption at D.kv[0]: session 40 turn 1 was preempted at
+// D.kv[0], at event #123,456, t 150.3210 s".
+func (m *Model) hitWords(h *debugger.Hit) string {
+	verb := "break"
+	switch h.Kind {
+	case debugger.Watch:
+		verb = "watch"
+	case debugger.Display:
+		verb = "display"
+	}
+	at := fmt.Sprintf("at event #%s, t %s", fmtCount(float64(h.Event)), fmtStart(h.Time))
+	head := fmt.Sprintf("%s %d: %s", verb, h.ID, h.Src)
+	switch h.Kind {
+	case debugger.BreakExpr:
+		return head + " became true " + at
+	case debugger.BreakTime, debugger.BreakCount:
+		return head + " " + at
+	case debugger.BreakSession:
+		return fmt.Sprintf("%s: %s %s %s", head, refWords(h.Who), h.What, at)
+	case debugger.BreakLine:
+		return fmt.Sprintf("%s: %s reached %s:%d %s", head, refWords(h.Who), filepath.Base(h.Pos.File), h.Pos.Line, at)
+	case debugger.BreakOn:
+		s := head + ": " + h.What.String()
+		if h.Where != "" {
+			s += " at " + h.Where
+		}
+		if h.HasWho {
+			s += " (" + refWords(h.Who) + ")"
+		}
+		return s + " " + at
+	case debugger.Watch:
+		return fmt.Sprintf("%s changed %s → %s %s", head, fmtValue(h.Old), fmtValue(h.New), at)
+	}
+	return head + " " + at
 }
