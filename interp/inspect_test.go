@@ -216,3 +216,42 @@ func TestReach(t *testing.T) {
 		t.Error("a run with a statement hook is not the plain run")
 	}
 }
+
+// TestWhyBottleneck: a transfer's why names the link that limits it, the
+// most used of the stages it crosses (as the snapshot shows their use),
+// whenever those differ.
+func TestWhyBottleneck(t *testing.T) {
+	p := loadExample(t, "pd-disaggregation/llmd_nixl_pull.sq", sets("Lambda", "3"))
+	s, _ := interp.New(p, interp.Options{Horizon: 60, Seed: 1})
+	differ := 0
+	for s.Step() && differ < 20 {
+		snap := s.Snapshot()
+		util := map[string]float64{}
+		for _, st := range snap.Stages {
+			util[st.Label] = st.Util
+		}
+		for _, st := range snap.Stages {
+			for _, f := range st.Flows {
+				if len(f.Stages) < 2 || util[f.Stages[0]] == util[f.Stages[1]] || f.Stages[0] != st.Label {
+					continue
+				}
+				want := f.Stages[0]
+				if util[f.Stages[1]] > util[want] {
+					want = f.Stages[1]
+				}
+				for _, w := range s.Why(f.Session) {
+					if w.Kind == interp.WhyTransfer && len(w.Stages) == 2 {
+						differ++
+						if w.Bottleneck != want || math.Abs(w.Util-util[want]) > 1e-9 {
+							t.Fatalf("t %g: s%d transfers on %v (use %v): bottleneck %s at %g, want %s",
+								s.Now(), f.Session, f.Stages, util, w.Bottleneck, w.Util, want)
+						}
+					}
+				}
+			}
+		}
+	}
+	if differ == 0 {
+		t.Fatal("no transfer over links of different use")
+	}
+}

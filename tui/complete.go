@@ -39,7 +39,7 @@ func (m *Model) complete() {
 	prefix := head[start:]
 	ws := words(head)
 	var cands []string
-	if len(ws) == 0 || len(ws) == 1 && start > 0 && start == ws[0].at {
+	if len(ws) == 0 || len(ws) == 1 && start == ws[0].at {
 		cands = commandNames()
 	} else if cmd := lookup(ws[0].text); cmd != nil && cmd.complete != nil {
 		args := ws[1:]

@@ -42,7 +42,7 @@ import (
 //	    show: [leases, session, log]
 //	    focus: session
 //	    follow: 35
-//	    trends: [P.kv[0] leased, D[0] waiting]   # the Trends rows, in order
+//	    trends: ["P.kv[0] leased", "D[0] waiting"]   # the Trends rows, in order (quoted: [ ] are YAML's)
 //	    speed: 0.25               # run to the stop at this speed, s/s
 //
 // The stops' moments are in order: a stop at a time or an event is not

@@ -166,7 +166,7 @@ func (tp *tourParser) run(n ast.Node) (*RunID, error) {
 func (tp *tourParser) trends(s *Stop, n ast.Node) error {
 	seq, ok := n.(*ast.SequenceNode)
 	if !ok {
-		return tp.errAt(n.GetToken(), "a list of Trends rows, e.g. [P.kv[0] leased, D[0] waiting]", "`trends` must be a list of rows")
+		return tp.errAt(n.GetToken(), "a list of Trends rows, quoted, e.g. [\"P.kv[0] leased\", \"D[0] waiting\"]", "`trends` must be a list of rows")
 	}
 	names := newGaugesPane(DefaultStyles(), tp.prog, 0).rowNames()
 	s.Trends = []string{}
