@@ -680,6 +680,7 @@ func (c *tuiCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	tuiGC()
 	if r := prog.Run; r != nil {
 		// an IR's recorded settings, where the flags say nothing
 		if c.Horizon == nil {
