@@ -821,3 +821,13 @@ func langErr(line string, at int, err error) *cmdError {
 	e.hint = le.Hint
 	return e
 }
+
+// Commands are the command line's commands, as the help and docs/cli.md
+// list them: each one's synopsis and what it does.
+func Commands() [][2]string {
+	out := make([][2]string, len(commands))
+	for i, c := range commands {
+		out[i] = [2]string{c.synopsis(), c.help}
+	}
+	return out
+}

@@ -82,7 +82,7 @@ func (p *nicPane) lines() []string {
 		}
 	}
 	if !p.wide() {
-		out = append(out, st.Dim.Render("rates and work left in units of work a second (tokens in the seed)"))
+		out = append(out, st.Dim.Render("rates in units of work a second, work left in units"))
 	}
 	return out
 }
