@@ -328,21 +328,41 @@ func (s *Sim) traceStage(ss *session, kind EventKind, stg *stage, work float64) 
 	if s.tracer == nil {
 		return
 	}
+	if nic, ok := s.latencyNIC(stg); ok {
+		lk := EvLatency
+		if kind == EvFinished {
+			lk = EvLatencyDone
+		}
+		s.trace(ss, lk, nic, work)
+		return
+	}
+	s.trace(ss, kind, stg.m.Label, work)
+}
+
+// latencyNIC is the NIC whose read latency a stage is, when it is the
+// latency stage of a pull or push relation: D.nic[0] for the stage
+// D.nic.latency[0].
+func (s *Sim) latencyNIC(stg *stage) (string, bool) {
 	for _, r := range s.p.Relations {
 		if r.Stage == stg.m.Fam {
 			nic := strings.TrimSuffix(stg.m.Name, ".latency")
 			if stg.m.Index >= 0 {
 				nic += "[" + strconv.Itoa(stg.m.Index) + "]"
 			}
-			lk := EvLatency
-			if kind == EvFinished {
-				lk = EvLatencyDone
-			}
-			s.trace(ss, lk, nic, work)
-			return
+			return nic, true
 		}
 	}
-	s.trace(ss, kind, stg.m.Label, work)
+	return "", false
+}
+
+// stageWords names a stage where a session is, as the panes say it: a
+// relation's latency stage as its NIC's read latency ("the read latency of
+// D.nic[0]"), any other by its label.
+func (s *Sim) stageWords(stg *stage) string {
+	if nic, ok := s.latencyNIC(stg); ok {
+		return "the read latency of " + nic
+	}
+	return stg.m.Label
 }
 
 // Reach is a statement a session (or one of its legs) begins: what a

@@ -179,7 +179,7 @@ func (s *Sim) pending(ev *event) (PendingEvent, bool) {
 		pe.Kind = PendJobEnd
 		who(ev.s)
 		if ev.s.job.stage >= 0 {
-			pe.Where = s.stages[ev.s.job.stage].m.Label
+			pe.Where = s.stageWords(&s.stages[ev.s.job.stage])
 		}
 	case evPSDone:
 		st := &s.stages[ev.id]

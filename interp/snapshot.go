@@ -275,7 +275,7 @@ func (s *Sim) waitsOne(t *session) string {
 		}
 		return "on " + joinLabels(names)
 	case t.job.stage >= 0:
-		return "on " + s.stages[t.job.stage].m.Label
+		return "on " + s.stageWords(&s.stages[t.job.stage])
 	case t.growHold != nil:
 		return "growing at " + s.pools[t.growHold.pools[t.growIdx].pool].m.Label
 	case t.joining:

@@ -373,7 +373,7 @@ func (w *whyWriter) state(t *session, st *WhyStep) {
 	case t.job.flow >= 0:
 		st.State, st.Where = HolderTransfer, joinLabels(s.flowLabels(t.job.flow))
 	case t.job.stage >= 0:
-		st.State, st.Where = HolderOnStage, s.stages[t.job.stage].m.Label
+		st.State, st.Where = HolderOnStage, s.stageWords(&s.stages[t.job.stage])
 	case t.waitHold != nil && t.waitHold.waiting:
 		st.State, st.Where = HolderQueued, s.pools[t.waitHold.pools[0].pool].m.Label
 	case t.growHold != nil:
@@ -497,13 +497,13 @@ func (w *whyWriter) stage(t *session, d int) {
 		}
 	case st.kind == model.FIFO:
 		if slices.Contains(st.svc, t) {
-			w.add(WhyStep{Depth: d, Kind: WhyService, Stage: st.m.Label, Since: t.job.start})
+			w.add(WhyStep{Depth: d, Kind: WhyService, Stage: s.stageWords(st), Since: t.job.start})
 		} else {
 			pos := slices.Index(st.waiting[st.whead:], t)
-			w.add(WhyStep{Depth: d, Kind: WhyWaitsAt, Stage: st.m.Label, Position: pos + 1, Count: len(st.waiting) - st.whead, Servers: st.servers})
+			w.add(WhyStep{Depth: d, Kind: WhyWaitsAt, Stage: s.stageWords(st), Position: pos + 1, Count: len(st.waiting) - st.whead, Servers: st.servers})
 		}
 	default:
-		w.add(WhyStep{Depth: d, Kind: WhyPresent, Stage: st.m.Label, Mode: st.kind.String(), Count: st.present})
+		w.add(WhyStep{Depth: d, Kind: WhyPresent, Stage: s.stageWords(st), Mode: st.kind.String(), Count: st.present})
 	}
 }
 
