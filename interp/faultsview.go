@@ -1,7 +1,5 @@
 package interp
 
-import ()
-
 // The debugger's view of failures and lease lifetimes (serq tui): what a
 // lease's lifetime is now, the members that are down, what a failed or
 // retrying request waits for. It reads the run and never changes it.
