@@ -451,7 +451,8 @@ type Hit struct {
 	Who    interp.SessionRef
 	HasWho bool
 	Where  string
-	What   interp.EventKind // the kind of event a class breakpoint stopped at
+	What   interp.EventKind // the kind of event a session or class breakpoint stopped at
+	Line   string           // and that event as the log says it (TraceEvent.Text)
 	Pos    model.Pos
 	// Old and New: a watchpoint's value before and after.
 	Old, New float64
@@ -473,12 +474,12 @@ func (d *Debugger) seeEvent(e *interp.TraceEvent) {
 		switch b.Kind {
 		case BreakSession:
 			if !e.System && e.Session == b.Session {
-				d.note(b, Hit{Who: interp.SessionRef{Serial: e.Session, Turn: e.Turn, Leg: e.Leg}, HasWho: true, What: e.Kind})
+				d.note(b, Hit{Who: interp.SessionRef{Serial: e.Session, Turn: e.Turn, Leg: e.Leg}, HasWho: true, What: e.Kind, Line: e.Text()})
 			}
 		case BreakOn:
 			for _, k := range b.class.Kinds {
 				if e.Kind == k && (b.Where == "" || atLabel(e.Where, b.Where)) {
-					h := Hit{Where: e.Where, What: e.Kind}
+					h := Hit{Where: e.Where, What: e.Kind, Line: e.Text()}
 					if !e.System {
 						h.Who, h.HasWho = interp.SessionRef{Serial: e.Session, Turn: e.Turn, Leg: e.Leg}, true
 					}

@@ -113,8 +113,14 @@ func (c *command) synopsis() string {
 	return s
 }
 
-// commandHint is the line under an open command line.
+// commandHint is the line under an open command line: once a command is
+// typed, its synopsis and what it does; before, the commands.
 func (m *Model) commandHint() string {
+	if ws := words(m.cmd.Value()); len(ws) > 0 && (len(ws) > 1 || strings.HasSuffix(m.cmd.Value(), " ")) {
+		if c := lookup(ws[0].text); c != nil {
+			return c.synopsis() + ": " + c.help
+		}
+	}
 	var names []string
 	for _, c := range commands {
 		names = append(names, c.name)

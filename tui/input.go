@@ -67,7 +67,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 
 func (m *Model) key1(msg tea.KeyMsg) tea.Cmd {
 	m.flash = ""
-	m.msg = nil
+	if !m.stopShown() {
+		m.msg = nil // a stop's line stays until the run moves (enqueue)
+	}
 	if p := m.pending; p != 0 {
 		m.pending = 0
 		return m.markKey(p, msg)

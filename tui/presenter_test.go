@@ -218,7 +218,6 @@ func TestInspectPane(t *testing.T) {
 // run once; a condition, disable and enable, ignore; list counts hits.
 func TestBreakCommands(t *testing.T) {
 	m, hs := newModel(t, Options{Horizon: 200}, 160, 48)
-	_, trace := straight(t, m)
 	s, tr := straight(t, m)
 	for s.Step() {
 	}
@@ -228,11 +227,10 @@ func TestBreakCommands(t *testing.T) {
 			arrivals = append(arrivals, e.Event)
 		}
 	}
-	_ = trace
 	hs.command(":", "tbreak on arrival")
 	hs.runToStop()
 	if m.events() != arrivals[0] || len(m.bpList()) != 0 || len(m.msg) != 1 ||
-		!strings.HasPrefix(m.msg[0], "⏹ break 1: on arrival: arrived (session 0 turn 0) at event #") {
+		!strings.HasPrefix(m.msg[0], "⏹ break 1: on arrival: session 0 turn 0: arrived at event #") {
 		t.Fatalf("tbreak on arrival: at %d (%d set), %q", m.events(), len(m.bpList()), m.msg)
 	}
 	hs.command(":", "break on arrival")

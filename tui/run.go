@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -63,6 +64,9 @@ func (m *Model) quietOK() bool {
 // enqueue adds a request, merged with the last waiting one of its kind,
 // and starts it when the driver is free.
 func (m *Model) enqueue(r request) tea.Cmd {
+	if r.kind != reqSnapshot && r.kind != reqEdit && m.stopShown() {
+		m.msg = nil
+	}
 	if n := len(m.queue); n > 0 && m.queue[n-1].kind == r.kind {
 		switch r.kind {
 		case reqStep, reqBack:
@@ -78,6 +82,12 @@ func (m *Model) enqueue(r request) tea.Cmd {
 	m.queue = append(m.queue, r)
 	return m.dispatch()
 }
+
+// stopShown reports whether the line under the panes says where and why
+// the run stopped (⏹): it stays there through keys that do not move the
+// run (a speed, a pane, a scroll), so a key pressed as the run stops does
+// not hide it.
+func (m *Model) stopShown() bool { return len(m.msg) == 1 && strings.HasPrefix(m.msg[0], "⏹") }
 
 // edit asks the service for a change to its breakpoints or settings,
 // made between two operations, and a frame after it.

@@ -250,18 +250,15 @@ func (m *Model) hitWords(h *debugger.Hit) string {
 	case debugger.BreakTime, debugger.BreakCount:
 		return head + " " + at
 	case debugger.BreakSession:
-		return fmt.Sprintf("%s: %s %s %s", head, refWords(h.Who), h.What, at)
+		return fmt.Sprintf("%s: %s: %s %s", head, refWords(h.Who), h.Line, at)
 	case debugger.BreakLine:
 		return fmt.Sprintf("%s: %s reached %s:%d %s", head, refWords(h.Who), filepath.Base(h.Pos.File), h.Pos.Line, at)
 	case debugger.BreakOn:
-		s := head + ": " + h.What.String()
-		if h.Where != "" {
-			s += " at " + h.Where
-		}
+		s := head + ": "
 		if h.HasWho {
-			s += " (" + refWords(h.Who) + ")"
+			s += refWords(h.Who) + ": "
 		}
-		return s + " " + at
+		return s + h.Line + " " + at
 	case debugger.Watch:
 		return fmt.Sprintf("%s changed %s → %s %s", head, fmtValue(h.Old), fmtValue(h.New), at)
 	}
