@@ -197,17 +197,23 @@ func (b *paneBox) show(l int) {
 	}
 }
 
-// wrapLine wraps a line to width w: its first screen line, then the rest
-// indented by four cells.
+// wrapLine wraps a line to width w at its blanks, dots and arrows (never
+// inside a number such as 2,400): its first screen line, then the rest
+// indented two cells past the line's own indent (a why-chain's step stays
+// under its arrow), four at least.
 func wrapLine(s string, w int) []string {
 	if w <= 8 || lipgloss.Width(s) <= w {
 		return []string{s}
 	}
-	first := strings.SplitN(ansi.Wrap(s, w, " ·→,"), "\n", 2)[0]
+	plain := ansi.Strip(s)
+	ind := len(plain) - len(strings.TrimLeft(plain, " "))
+	ind = min(max(ind+2, 4), w/2)
+	pad := strings.Repeat(" ", ind)
+	first := strings.SplitN(ansi.Wrap(s, w, " ·→"), "\n", 2)[0]
 	rest := strings.TrimLeft(ansi.Cut(s, lipgloss.Width(first), lipgloss.Width(s)), " ")
 	out := []string{first}
-	for _, l := range strings.Split(ansi.Wrap(rest, w-4, " ·→,"), "\n") {
-		out = append(out, "    "+strings.TrimLeft(l, " "))
+	for _, l := range strings.Split(ansi.Wrap(rest, w-ind, " ·→"), "\n") {
+		out = append(out, pad+strings.TrimLeft(l, " "))
 	}
 	return out
 }
