@@ -321,6 +321,12 @@ func TestTourBound(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "the tour was made on llmd_nixl_pull.sq; this run is of mg1.sq") {
 		t.Errorf("on another program: %v", err)
 	}
+	short := run
+	short.Horizon = 500
+	if err := tour.Check(short, p); err != nil || tour.Warning != "the tour was made on a run to horizon 2000 (this run: 500): add --horizon 2000" {
+		t.Errorf("another horizon: %v, warning %q", err, tour.Warning)
+	}
+	tour.Warning = ""
 	run.Hash = "sha256:00"
 	if err := tour.Check(run, p); err != nil || !strings.HasPrefix(tour.Warning, "the tour was made on another version of llmd_nixl_pull.sq") {
 		t.Errorf("another version: %v, warning %q", err, tour.Warning)

@@ -191,7 +191,8 @@ func (tp *tourParser) trends(s *Stop, n ast.Node) error {
 // at the tour's `run:` (a *lang.Error, the differences in words, with the
 // flags that make the run it names) when the program is another, or its
 // inputs, seed, warm-up or arrivals differ. It sets Warning when the tour
-// names no run, or the program's text differs from the tour's.
+// names no run, the program's text differs from the tour's, or the run
+// ends at another horizon (run.Horizon 0: none given).
 func (t *Tour) Check(run RunID, p *model.Program) error {
 	if t.Run == nil {
 		t.Warning = "this tour names no run (no `run:`): its stops may not be where their captions say"
@@ -254,6 +255,14 @@ func (t *Tour) Check(run RunID, p *model.Program) error {
 	}
 	if tr.Hash != "" && run.Hash != "" && tr.Hash != run.Hash {
 		t.Warning = fmt.Sprintf("the tour was made on another version of %s (its text differs): its stops may not be where their captions say", run.Program)
+	} else if tr.Horizon > 0 && tr.Horizon != run.Horizon {
+		// the same run to another end: the stops are where they were, the
+		// run's end and its report are not
+		this := "none given"
+		if run.Horizon > 0 {
+			this = num(run.Horizon)
+		}
+		t.Warning = fmt.Sprintf("the tour was made on a run to horizon %s (this run: %s): add --horizon %s", num(tr.Horizon), this, num(tr.Horizon))
 	}
 	return nil
 }

@@ -709,14 +709,27 @@ func (c *tuiCmd) Run(e *env) error {
 	if opts.Arrivals, err = arrivalsFlag(c.Arrivals); err != nil {
 		return err
 	}
+	// the run a tour names, and :save tour writes (tui.RunID)
+	opts.Run = tui.RunID{Program: safeio.PrintableLine(filepath.Base(c.File)), Hash: e.sourceHash, Instances: e.instances,
+		Args: tui.ArgsOf(prog), Seed: s.seed, Warmup: s.warmup, Arrivals: opts.Arrivals}
+	if c.Horizon != nil {
+		opts.Run.Horizon = horizon
+	}
 	if c.Tour != nil {
-		t, err := tui.LoadTour(*c.Tour, prog, horizon)
-		if err != nil {
+		tourErr := func(err error) error {
 			var sources map[string][]byte
 			if src, rerr := tui.TourKind.Read(*c.Tour); rerr == nil && tui.TourKind.Quotes(*c.Tour) {
 				sources = map[string][]byte{*c.Tour: src}
 			}
 			return &loadError{file: *c.Tour, err: err, sources: sources}
+		}
+		t, err := tui.LoadTour(*c.Tour, prog, horizon)
+		if err != nil {
+			return tourErr(err)
+		}
+		// a tour made on another run is refused before the UI starts
+		if err := t.Check(opts.Run, prog); err != nil {
+			return tourErr(err)
 		}
 		opts.Tour = t
 	}
