@@ -205,6 +205,31 @@ func (e TraceEvent) Text() string {
 	return e.Kind.String()
 }
 
+// SameAdmission reports whether b is an admission of the same session (or
+// leg) at the same event as a: a hold's pools admitted at once, which a
+// reader reads as one line (AdmissionsText).
+func SameAdmission(a, b *TraceEvent) bool {
+	return a.Kind == EvAdmitted && b.Kind == EvAdmitted && b.Event == a.Event && b.Session == a.Session &&
+		b.Leg == a.Leg && b.System == a.System
+}
+
+// AdmissionsText is a session's admissions at one event (SameAdmission)
+// as one line: "admitted at P.reqs[0] (1) + P.kv[0] (1,024)"; one
+// admission is its Text.
+func AdmissionsText(es []*TraceEvent) string {
+	if len(es) == 1 {
+		return es[0].Text()
+	}
+	parts := make([]string, len(es))
+	for i, a := range es {
+		parts[i] = a.Where
+		if a.Amount != 0 {
+			parts[i] += " (" + WordNum(a.Amount) + ")"
+		}
+	}
+	return "admitted at " + strings.Join(parts, " + ")
+}
+
 // units writes an amount of a pool's units: "1 unit", "2,864 units".
 func units(x float64) string { return plural(x, "unit", "units") }
 

@@ -432,10 +432,15 @@ func TestFollowAndFilter(t *testing.T) {
 	}
 	var story int
 	for i := 0; i < m.frame.log.Len(); i++ {
-		if m.frame.log.At(i).Session == sel {
+		if e := m.frame.log.At(i); e.Session == sel {
 			story++
-			if e := m.frame.log.At(i); !strings.Contains(sp, "  "+storyText(e)) {
-				t.Errorf("the story lacks %q", storyText(e))
+			es := []*interp.TraceEvent{e}
+			for i+1 < m.frame.log.Len() && interp.SameAdmission(e, m.frame.log.At(i+1)) {
+				i++
+				es = append(es, m.frame.log.At(i))
+			}
+			if !strings.Contains(sp, "  "+storyText(es)) {
+				t.Errorf("the story lacks %q", storyText(es))
 			}
 		}
 	}

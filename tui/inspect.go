@@ -117,7 +117,13 @@ func (p *sessionPane) lines() []string {
 			continue
 		}
 		n++
-		out = append(out, "  "+storyText(e))
+		// a hold's admissions at once, one line as in the log
+		es := []*interp.TraceEvent{e}
+		for i+1 < f.log.Len() && interp.SameAdmission(e, f.log.At(i+1)) {
+			i++
+			es = append(es, f.log.At(i))
+		}
+		out = append(out, "  "+storyText(es))
 	}
 	if n == 0 {
 		out = append(out, st.Dim.Render("  no event of this session in the log's window"))
@@ -125,13 +131,15 @@ func (p *sessionPane) lines() []string {
 	return out
 }
 
-// storyText is a traced event without the session, as a story line.
-func storyText(e *interp.TraceEvent) string {
+// storyText is a traced event (or a hold's admissions at once) without
+// the session, as a story line.
+func storyText(es []*interp.TraceEvent) string {
+	e := es[0]
 	s := fmt.Sprintf("%.4f s  ", e.Time)
 	if e.Leg != 0 {
 		s += fmt.Sprintf("leg %d ", e.Leg)
 	}
-	return s + fmt.Sprintf("t%d %s", e.Turn, e.Text())
+	return s + fmt.Sprintf("t%d %s", e.Turn, interp.AdmissionsText(es))
 }
 
 func orDash(s string) string {

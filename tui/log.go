@@ -73,20 +73,12 @@ func (p *logPane) rebuild() {
 			continue
 		}
 		n := 1
-		if e.Kind == interp.EvAdmitted {
-			for i+n < lv.Len() && sameAdmission(e, lv.At(i+n)) && (keep == nil || keep(lv.At(i+n))) {
-				n++
-			}
+		for i+n < lv.Len() && interp.SameAdmission(e, lv.At(i+n)) && (keep == nil || keep(lv.At(i+n))) {
+			n++
 		}
 		p.rows = append(p.rows, logRow{i, n})
 		i += n - 1
 	}
-}
-
-// sameAdmission reports whether b is an admission of the same session at
-// the same event as a.
-func sameAdmission(a, b *interp.TraceEvent) bool {
-	return b.Kind == interp.EvAdmitted && b.Event == a.Event && b.Session == a.Session && b.Leg == a.Leg && b.System == a.System
 }
 
 // count is the number of lines the log has.
@@ -156,16 +148,11 @@ func (p *logPane) line(r logRow) string {
 	e := p.log.At(r.at)
 	s := e.String()
 	if r.n > 1 {
-		var parts []string
-		for k := 0; k < r.n; k++ {
-			a := p.log.At(r.at + k)
-			part := a.Where
-			if a.Amount != 0 {
-				part += " (" + fmtCount(a.Amount) + ")"
-			}
-			parts = append(parts, part)
+		es := make([]*interp.TraceEvent, r.n)
+		for k := range es {
+			es[k] = p.log.At(r.at + k)
 		}
-		s = fmt.Sprintf("%.4f s  %s  admitted at %s", e.Time, e.Who(), strings.Join(parts, " + "))
+		s = fmt.Sprintf("%.4f s  %s  %s", e.Time, e.Who(), interp.AdmissionsText(es))
 	}
 	if p.follow != noSession && !e.System && e.Session == p.follow {
 		return p.st.Warn.Render("●") + " " + s
