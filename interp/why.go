@@ -266,8 +266,8 @@ func (w *whyWriter) queue(t *session, h *holdInst, d int) {
 	w.add(WhyStep{Depth: d, Kind: WhyQueued, Pool: pl.m.Label, Position: pos + 1, Count: len(pl.queue), Since: h.enq})
 	head := pl.queue[0]
 	type ask struct {
-		pl                *pool
-		need, free, avail float64
+		pl         *pool
+		need, free float64
 	}
 	var blocking, fitting []ask
 	for i := range head.pools {

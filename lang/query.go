@@ -110,7 +110,7 @@ func labelsAsMembers(p *model.Program, src string) (string, colMap) {
 		for j < len(b) && isIdent(b[j], false) {
 			j++
 		}
-		name, path := string(b[i:j]), j
+		path := j
 		k := j
 		for k+1 < len(b) && b[k] == '.' && isIdent(b[k+1], true) {
 			k++
@@ -118,7 +118,7 @@ func labelsAsMembers(p *model.Program, src string) (string, colMap) {
 				k++
 			}
 		}
-		if !queues[name] || k == path || k >= len(b) || b[k] != '[' {
+		if !queues[string(b[i:j])] || k == path || k >= len(b) || b[k] != '[' {
 			i = j
 			continue
 		}
