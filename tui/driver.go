@@ -236,7 +236,7 @@ func (d *driver) do(r request) frameMsg {
 	f.samples = g.Samples()
 	d.frame(&f, r.view)
 	if before != nil && f.log.Len() == lines && f.stop.Reason != debugger.AtBreakpoint {
-		f.what = describe(before, f.snap, g.Program())
+		f.what = describe(before, f.snap)
 	}
 	return f
 }
@@ -356,11 +356,8 @@ func (d *driver) source(pos model.Pos) string {
 // describe says in words what changed between two snapshots taken one
 // event apart, for the events the tracer does not report: an engine's
 // iteration ending, a job leaving a delay, the warm-up.
-func describe(a, b *interp.Snapshot, p *model.Program) string {
+func describe(a, b *interp.Snapshot) string {
 	var out []string
-	if a.Time < b.Time && p.Run == nil && false {
-		out = append(out, "")
-	}
 	for i := range b.Stages {
 		if i >= len(a.Stages) {
 			break
