@@ -633,7 +633,7 @@ func runZoom(m *Model, c *call) (tea.Cmd, *cmdError) {
 		i := paneByName(c.args[0].text)
 		if i < 0 {
 			e := errAt(c.line, c.args[0].at, "unknown pane `%s`", c.args[0].text)
-			e.hint = "panes: " + strings.Join(paneNames[:], ", ") + paneSuggest(c.args[0].text)
+			e.hint = paneHint(c.args[0].text)
 			return nil, e
 		}
 		m.shown[i], m.focus, m.zoom = true, i, i

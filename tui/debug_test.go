@@ -344,6 +344,26 @@ func TestCommandErrors(t *testing.T) {
 }
 
 // TestCommandHistory: ↑/↓ walk the commands entered, failed ones too.
+// TestPaneHint: an unknown pane's hint is the nearest pane when there is
+// one, whole at 80 columns (the panes' list would cut it), else the list.
+func TestPaneHint(t *testing.T) {
+	tests := []struct{ line, hint string }{
+		{"zoom trnds", "did you mean `trends`?"},
+		{"zoom gauge", "did you mean `trends`?"},
+		{"zoom xyzzy", "panes: leases, kv, nic, trends, log, deploy, why, session, report, inspect"},
+	}
+	for _, tt := range tests {
+		m, hs := newModel(t, Options{}, 80, 24)
+		hs.command(":", tt.line)
+		if m.cmdErr == nil || m.cmdErr.hint != tt.hint {
+			t.Fatalf("%s: error %+v, want the hint %q", tt.line, m.cmdErr, tt.hint)
+		}
+		if tt.hint[0] == 'd' && !strings.Contains(m.View(), tt.hint) {
+			t.Errorf("%s: the 80-column view lacks %q:\n%s", tt.line, tt.hint, m.View())
+		}
+	}
+}
+
 func TestCommandHistory(t *testing.T) {
 	m, hs := newModel(t, Options{}, 120, 40)
 	hs.command(":", "goto 1")

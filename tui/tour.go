@@ -109,13 +109,17 @@ func paneByName(s string) int {
 	return -1
 }
 
-// paneSuggest is "; did you mean X?" for the pane nearest to a misspelt
-// name, the Trends pane's old name `gauges` leading to `trends`.
-func paneSuggest(name string) string {
+// paneHint is the hint of an unknown pane: the pane nearest to a misspelt
+// name (`gauges`, the Trends pane's old name, is `trends`), else the
+// panes' names.
+func paneHint(name string) string {
 	if spell.Nearest(name, []string{"gauges"}) != "" {
-		return "; did you mean `trends`?"
+		return "did you mean `trends`?"
 	}
-	return suggest(name, paneNames[:])
+	if best := spell.Nearest(name, paneNames[:]); best != "" {
+		return "did you mean `" + best + "`?"
+	}
+	return "panes: " + strings.Join(paneNames[:], ", ")
 }
 
 var stopKeys = []string{"name", "at", "event", "when", "caption", "show", "focus", "follow", "trends", "speed"}
@@ -363,7 +367,7 @@ func (tp *tourParser) stop(n ast.Node) (Stop, error) {
 			var name string
 			if name, err = tp.str(kv.Value, k); err == nil {
 				if s.Focus = paneByName(name); s.Focus < 0 {
-					err = tp.errAt(kv.Value.GetToken(), "panes: "+strings.Join(paneNames[:], ", ")+paneSuggest(name), "unknown pane `%s`", name)
+					err = tp.errAt(kv.Value.GetToken(), paneHint(name), "unknown pane `%s`", name)
 				}
 			}
 		case "follow":
@@ -511,7 +515,7 @@ func (tp *tourParser) show(s *Stop, n ast.Node) error {
 		}
 		i := paneByName(name)
 		if i < 0 {
-			return tp.errAt(v.GetToken(), "panes: "+strings.Join(paneNames[:], ", ")+paneSuggest(name), "unknown pane `%s`", name)
+			return tp.errAt(v.GetToken(), paneHint(name), "unknown pane `%s`", name)
 		}
 		if !containsInt(s.Show, i) {
 			s.Show = append(s.Show, i)
