@@ -2,6 +2,8 @@ package tui
 
 import (
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/NimbleMarkets/ntcharts/sparkline"
@@ -318,7 +320,7 @@ func (p *gaugesPane) redraw() {
 		for i, c := range cols {
 			q[i] = int(math.Round(c / top * float64(levels)))
 		}
-		if r.fresh && top == r.top && equalInts(q, r.drawn) {
+		if r.fresh && top == r.top && slices.Equal(q, r.drawn) {
 			continue
 		}
 		r.drawn, r.top, r.fresh = q, top, true
@@ -333,6 +335,16 @@ func (p *gaugesPane) redraw() {
 // scaleNum writes a count of units rounded, in three digits: 16, 812,
 // 5.28k, 160k, 1.5M.
 func scaleNum(x float64) string { return siCount(math.Round(x), 1e3, fmtValue) }
+
+// scaleValue is a bound of a row's scale that is not a pool's units: two
+// significant digits below 10 (a column is a time average: a count of
+// waiting requests averages 0.075, not 0.07492), else as scaleNum.
+func scaleValue(x float64) string {
+	if math.IsNaN(x) || math.Abs(x) >= 10 || x == math.Trunc(x) {
+		return scaleNum(x)
+	}
+	return strconv.FormatFloat(x, 'g', 2, 64)
+}
 
 // chartEnd is the time the charts end at: 1, 2 or 5 times a power of ten
 // seconds, the first not before now, so the columns keep their spans (and
@@ -350,25 +362,13 @@ func chartEnd(now float64) float64 {
 	return 10 * e
 }
 
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // scale is the row's scale: the chart runs from 0 (or its least column,
 // if below) to its greatest column; for a pool's units, against the cap.
 func (r *gaugeRow) scale() string {
 	if r.cap > 0 {
 		return scaleNum(math.Min(0, r.lo)) + "–" + scaleNum(r.scaleHi) + "/" + scaleNum(r.cap)
 	}
-	f := fmtValue
+	f := scaleValue
 	if r.dur {
 		f = fmtDur
 	}

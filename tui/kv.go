@@ -88,7 +88,7 @@ func (p *kvPane) lines() []string {
 			bar(st, barW, ps.Used, ps.Cached, ps.Cap), fmtPct(ps.Used/ps.Cap), p.counts(ps, true)))
 	}
 	return append(out, legend+st.Dim.Render("  h holders"),
-		st.Dim.Render("q queued here w waiting for its engine p parked r running x preempted since t 0"))
+		st.Dim.Render("q queued w waiting for the engine p parked r running x preempted since t 0"))
 }
 
 // capWords is a pool's cap in units and, with a block size, in blocks:
