@@ -266,16 +266,7 @@ func (s *Sim) leasedUnits(p int) float64 {
 			u += l.pools[l.leased].alloc
 		}
 	}
-	for _, list := range [2][]*session{s.live, s.legsLive} {
-		for _, t := range list {
-			for _, l := range t.leases {
-				note(l)
-			}
-		}
-	}
-	for _, l := range s.stranded {
-		note(l)
-	}
+	s.eachLease(note)
 	return u
 }
 
@@ -349,16 +340,7 @@ func (s *Sim) Trends(pools []PoolTrend, gauges, means []float64) {
 			pt.Oldest = math.Max(pt.Oldest, s.now-l.leaseStart)
 		}
 	}
-	for _, list := range [2][]*session{s.live, s.legsLive} {
-		for _, t := range list {
-			for _, l := range t.leases {
-				note(l)
-			}
-		}
-	}
-	for _, l := range s.stranded {
-		note(l)
-	}
+	s.eachLease(note)
 	for i, g := range s.p.Gauges {
 		gauges[i] = s.eval(g.Expr, nil)
 	}

@@ -229,17 +229,23 @@ func (s *Sim) leasesOf(p int) (n int, oldest float64) {
 			n++
 		}
 	}
+	s.eachLease(note)
+	return n, oldest
+}
+
+// eachLease calls f with every hold that has held a lease: the live
+// sessions' and legs', then the stranded ones (their session ended).
+func (s *Sim) eachLease(f func(l *holdInst)) {
 	for _, list := range [2][]*session{s.live, s.legsLive} {
 		for _, t := range list {
 			for _, l := range t.leases {
-				note(l)
+				f(l)
 			}
 		}
 	}
 	for _, l := range s.stranded {
-		note(l)
+		f(l)
 	}
-	return n, oldest
 }
 
 // evict frees cache until need more units fit beside used and cached.
