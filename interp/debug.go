@@ -45,12 +45,14 @@ type Jam struct {
 	// anywhere (no job, flow, engine iteration or lease timer pending), so
 	// only a new arrival can change anything.
 	Stalled bool
-	// Stale counts the live leases older than the threshold given.
+	// Stale counts the leases older than the threshold given that wait:
+	// not one whose read is under way (it moves), but one left behind by
+	// its session.
 	Stale int
 }
 
-// Jam says whether the run is jammed, counting leases older than stale
-// seconds.
+// Jam says whether the run is jammed, counting the leases that wait
+// longer than stale seconds.
 func (s *Sim) Jam(stale float64) Jam {
 	saved := s.err
 	defer func() { s.err = saved }()
@@ -62,10 +64,16 @@ func (s *Sim) Jam(stale float64) Jam {
 		})
 	}
 	for _, t := range s.threadsNow() {
+		moving := s.moving(rootOf(t))
 		for _, l := range t.leases {
-			if l.leased >= 0 && s.now-l.leaseStart > stale {
+			if l.leased >= 0 && s.now-l.leaseStart > stale && !moving {
 				j.Stale++
 			}
+		}
+	}
+	for _, l := range s.stranded {
+		if s.now-l.leaseStart > stale {
+			j.Stale++
 		}
 	}
 	j.Stalled = len(s.live) > 0 && !s.progressPending()

@@ -152,3 +152,37 @@ func TestSessionRun(t *testing.T) {
 		t.Error("a session not yet arrived is live")
 	}
 }
+
+// TestJamStaleNotMoving: Jam counts the leases that wait longer than the
+// threshold, as the Leases pane flags them: not one whose read is under
+// way (LeaseSnap.Moving), however old. On the seed under memory pressure,
+// at the first event after which a lease older than 2 ms moves.
+func TestJamStaleNotMoving(t *testing.T) {
+	p := loadExample(t, "pd-disaggregation/llmd_nixl_pull.sq", sets("blocksD", "1200", "Lambda", "1.2"))
+	s, err := interp.New(p, interp.Options{Horizon: 200, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const thr = 0.002
+	for s.Step() {
+		var old, moving int
+		for _, pl := range s.Snapshot().Pools {
+			for _, l := range pl.Leases {
+				if l.Age > thr {
+					old++
+					if l.Moving {
+						moving++
+					}
+				}
+			}
+		}
+		if moving == 0 {
+			continue
+		}
+		if j := s.Jam(thr); j.Stale != old-moving {
+			t.Errorf("at t %g: Jam counts %d stale leases; of %d older than %g s, %d move", s.Now(), j.Stale, old, thr, moving)
+		}
+		return
+	}
+	t.Fatal("no lease older than 2 ms moved")
+}

@@ -617,7 +617,7 @@ func TestJammed(t *testing.T) {
 	}
 	hs.command(":", "goto 100")
 	status = strings.SplitN(m.View(), "\n", 2)[0]
-	j := jamOf(m.drv.dbg, m.frame.snap, 1)
+	j := jamOf(m.drv.dbg, 1)
 	want := fmt.Sprintf("■ DONE │ ⚠ BLOCKED D.kv[0] │ ⚠ BLOCKED D.kv[1] │ ⚠ STALLED │ %s · %s │", plural(j.stale, "stale lease", "stale leases"),
 		plural(m.frame.snap.Live, "session live", "sessions live"))
 	if !strings.Contains(status, want) || j.stale == 0 {

@@ -269,7 +269,7 @@ func (d *driver) frame(f *frameMsg, v viewReq) {
 	if stale <= 0 {
 		stale = 1
 	}
-	f.jam = jamOf(g, f.snap, stale)
+	f.jam = jamOf(g, stale)
 	d.notes = notesOf(g.Err(), notes)
 	f.notes = d.notes
 	if v.why != noSession {
@@ -289,25 +289,17 @@ func (d *driver) frame(f *frameMsg, v viewReq) {
 }
 
 // jam says which pools' queue heads can never fit, whether the run is
-// stalled, and how many leases wait longer than the stale threshold (a
-// lease whose read is under way moves: it is not stale).
+// stalled, and how many leases wait longer than the stale threshold
+// (interp.Jam: a lease whose read is under way moves, it is not stale).
 type jam struct {
 	blocked []string
 	stalled bool
 	stale   int
 }
 
-func jamOf(g *debugger.Debugger, snap *interp.Snapshot, stale float64) jam {
+func jamOf(g *debugger.Debugger, stale float64) jam {
 	j := g.Jam(stale)
-	out := jam{blocked: j.Blocked, stalled: j.Stalled}
-	for _, p := range snap.Pools {
-		for _, l := range p.Leases {
-			if l.Age > stale && !l.Moving {
-				out.stale++
-			}
-		}
-	}
-	return out
+	return jam{blocked: j.Blocked, stalled: j.Stalled, stale: j.Stale}
 }
 
 // notesOf is the report's notes on pools (interp's PoolNotes, a pass over
