@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/serq/serq/debugger"
 	"github.com/serq/serq/interp"
@@ -338,9 +339,16 @@ func TestTourBound(t *testing.T) {
 	if err := bare.Check(run, p); err != nil || !strings.HasPrefix(bare.Warning, "this tour names no run") {
 		t.Errorf("a tour with no run: %v, warning %q", err, bare.Warning)
 	}
-	m, _ := newProgModel(t, p, Options{Horizon: 2000, Tour: bare}, 120, 40)
-	if !strings.HasPrefix(m.flash, "this tour names no run") {
-		t.Errorf("the warning is not shown: %q", m.flash)
+	// The warning is under the panes, wrapped: whole at 80 columns.
+	m, _ := newProgModel(t, p, Options{Horizon: 2000, Tour: bare}, 80, 24)
+	var shown []string
+	for _, l := range strings.Split(ansi.Strip(m.View()), "\n") {
+		if strings.HasPrefix(l, "⚠") || len(shown) > 0 && strings.HasPrefix(l, "    ") {
+			shown = append(shown, strings.TrimSpace(l))
+		}
+	}
+	if got := strings.Join(shown, " "); got != "⚠ "+bare.Warning || len(shown) < 2 {
+		t.Errorf("the warning is shown as %q, want %q on more than one line", got, "⚠ "+bare.Warning)
 	}
 }
 

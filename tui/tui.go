@@ -323,7 +323,7 @@ func New(p *model.Program, opts Options) (*Model, error) {
 		m.tour = newTourState(opts.Tour)
 		m.flash = fmt.Sprintf("tour: %d stops, > goes to the first", len(opts.Tour.Stops))
 		if w := opts.Tour.Warning; w != "" {
-			m.flash = w
+			m.msg = []string{"⚠ " + w} // under the panes, wrapped: whole at 80 columns
 		}
 	}
 	return m, nil

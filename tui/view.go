@@ -351,10 +351,12 @@ func (m *Model) footerView() string {
 	out = append(out, m.captionView()...)
 	for _, l := range m.msg {
 		st := m.st.Dim
-		if strings.HasPrefix(l, "⏹") {
+		if strings.HasPrefix(l, "⏹") || strings.HasPrefix(l, "⚠") {
 			st = m.st.Warn
 		}
-		out = append(out, fit(st.Render(l), m.width))
+		for _, w := range wrapLine(st.Render(l), m.width) {
+			out = append(out, fit(w, m.width))
+		}
 	}
 	if m.cmdOpen {
 		out = append(out, fit(m.cmd.View(), m.width))
