@@ -9,7 +9,8 @@
 # goal ≤ 1 s) and BenchmarkBigCheckpoints (the checkpoints' memory as the
 # timeline counts it, and the heap they hold); at the seed at 2/2,
 # BenchmarkSmallSeek (a step back ≤ 50 ms, a seek ≤ 200 ms). Each reports
-# its worst and its mean.
+# its worst and its mean wall time, and its worst and mean CPU time (the
+# figure the load of a shared machine does not change).
 #
 # Then the peak RSS of
 #
