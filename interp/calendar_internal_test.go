@@ -127,7 +127,7 @@ func TestNextFreeTies(t *testing.T) {
 		for i := range s.stages {
 			s.stages[i].eng = &engine{epoch: 7}
 		}
-		pl := &pool{memoryOf: 0, admitVia: 1}
+		pl := &pool{m: &model.Pool{Label: "kv"}, memoryOf: 0, admitVia: 1}
 		evs := []event{
 			{t: 2.5, seq: 9, kind: evIterEnd, id: 0, epoch: 7},
 			{t: 2.5, seq: 4, kind: evIterEnd, id: 1, epoch: 7}, // taken first
@@ -135,9 +135,9 @@ func TestNextFreeTies(t *testing.T) {
 		}
 		s.cal = []event{evs[order[0]], evs[order[1]], evs[2]}
 		w := &whyWriter{s: s}
-		at, what := w.nextFree(pl)
-		if at != 2.5 || what != "b's iteration ends" {
-			t.Errorf("layout %v: nextFree = %v, %q; want 2.5, \"b's iteration ends\"", order, at, what)
+		st, ok := w.nextFree(pl)
+		if !ok || st.At != 2.5 || st.Next != NextIteration || st.Stage != "b" {
+			t.Errorf("layout %v: nextFree = %+v; want b's iteration ending at 2.5", order, st)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"unsafe"
 
 	clone "github.com/huandu/go-clone"
 
@@ -29,14 +30,15 @@ import (
 //     those pointers are copied as they are and then re-pointed at the
 //     copy's elements (fixInterior).
 //
-// The tracer and the dump sink (Options.Dump) are not part of a run's
-// state: a checkpoint has neither, and a resumed run gets the tracer its
-// caller sets.
+// The tracer, the statement hook (SetReach) and the dump sink
+// (Options.Dump) are not part of a run's state: a checkpoint has none of
+// them, and a resumed run gets the tracer and hook its caller sets.
 
 // Checkpoint is a frozen copy of a run's state after an event (or at its
 // start). It is never changed: each Resume makes a fresh copy.
 type Checkpoint struct {
-	sim *Sim
+	sim   *Sim
+	bytes int64 // the memory its copy took, counted as it was made
 }
 
 // Time is the simulated clock of the checkpoint.
@@ -48,11 +50,63 @@ func (c *Checkpoint) Events() uint64 { return c.sim.events }
 // Checkpoint copies the run's state. Stepping s afterwards does not change
 // the checkpoint, and resuming the checkpoint does not change s.
 func (s *Sim) Checkpoint() *Checkpoint {
-	return &Checkpoint{sim: s.copyState()}
+	var n allocCount
+	c := &Checkpoint{sim: s.copyWith(countingAllocator(&n))}
+	c.bytes = n.bytes + s.ownedLogBytes()
+	return c
+}
+
+// ownedLogBytes is what a copy's statistics logs own, allocated by their
+// share (the custom copy of checkpointAllocator) and not counted by the
+// allocator.
+func (s *Sim) ownedLogBytes() int64 {
+	var n int64
+	for i := range s.obs {
+		n += s.obs[i].samples.ownBytes() + s.obs[i].vals.ownBytes()
+	}
+	for i := range s.gauges {
+		n += s.gauges[i].points.ownBytes()
+	}
+	for i := range s.claimObs {
+		n += s.claimObs[i].ownBytes()
+	}
+	return n
+}
+
+// Bytes is the memory the checkpoint's copy of the run took when it was
+// made: every value, slice and map go-clone allocated for it (a map
+// counted at twice its entries' size) and the statistics logs' last
+// chunks; what it shares with the run (the program, the logs' full
+// chunks) counts nothing. It is an estimate (the heap rounds each
+// allocation up to its size class; a map's real size depends on its
+// layout): BenchmarkCheckpointMemory reports it beside the heap measured.
+func (c *Checkpoint) Bytes() int64 { return c.bytes }
+
+// allocCount counts the bytes a copy allocates.
+type allocCount struct{ bytes int64 }
+
+// countingAllocator is the checkpoints' allocator counting what it
+// allocates into n.
+func countingAllocator(n *allocCount) *clone.Allocator {
+	return clone.NewAllocator(unsafe.Pointer(n), &clone.AllocatorMethods{
+		Parent: checkpointAllocator(),
+		New: func(pool unsafe.Pointer, t reflect.Type) reflect.Value {
+			(*allocCount)(pool).bytes += int64(t.Size())
+			return reflect.New(t)
+		},
+		MakeSlice: func(pool unsafe.Pointer, t reflect.Type, n, c int) reflect.Value {
+			(*allocCount)(pool).bytes += int64(c) * int64(t.Elem().Size())
+			return reflect.MakeSlice(t, n, c)
+		},
+		MakeMap: func(pool unsafe.Pointer, t reflect.Type, n int) reflect.Value {
+			(*allocCount)(pool).bytes += 2 * int64(n) * int64(t.Key().Size()+t.Elem().Size())
+			return reflect.MakeMapWithSize(t, n)
+		},
+	})
 }
 
 // Resume is a new run that goes on from the checkpoint exactly as the run
-// it was taken from did. It has no tracer.
+// it was taken from did. It has no tracer and no statement hook.
 func (c *Checkpoint) Resume() *Sim { return c.sim.copyState() }
 
 var (
@@ -99,11 +153,14 @@ func shareLog[T any](a *clone.Allocator) {
 }
 
 // copyState is the deep copy behind checkpoints.
-func (s *Sim) copyState() *Sim {
-	tracer, dump := s.tracer, s.opt.Dump
-	s.tracer, s.opt.Dump = nil, nil
-	c := checkpointAllocator().CloneSlowly(reflect.ValueOf(s)).Interface().(*Sim)
-	s.tracer, s.opt.Dump = tracer, dump
+func (s *Sim) copyState() *Sim { return s.copyWith(checkpointAllocator()) }
+
+// copyWith is copyState with the allocator a.
+func (s *Sim) copyWith(a *clone.Allocator) *Sim {
+	tracer, reach, dump := s.tracer, s.reach, s.opt.Dump
+	s.tracer, s.reach, s.opt.Dump = nil, nil, nil
+	c := a.CloneSlowly(reflect.ValueOf(s)).Interface().(*Sim)
+	s.tracer, s.reach, s.opt.Dump = tracer, reach, dump
 	c.fixInterior(s)
 	return c
 }
@@ -138,20 +195,23 @@ func (c *Sim) engineAt(orig *Sim, e *engine) *engine {
 // SameState reports whether two runs of the same program are in the same
 // state: every field of the Sim, followed through pointers (NaN equal to
 // NaN). Tests use it to check that a resumed or sought run is the straight
-// run's; it is not cheap. The tracer and the trace opener are the
-// driver's, not the run's state, and are not compared. The calendar is
+// run's; it is not cheap. The tracer, the statement hook and the trace
+// opener are the driver's, not the run's state, and are not compared. The calendar is
 // compared as its events in order (time, then sequence): how its heap is
 // laid out is not state (a run of quiet iterations taken off the calendar,
 // stepn.go, leaves another layout of the same events).
 func SameState(a, b *Sim) bool {
 	ta, tb := a.tracer, b.tracer
+	ra, rb := a.reach, b.reach
 	oa, ob := a.opt.OpenTrace, b.opt.OpenTrace
 	ca, cb := a.cal, b.cal
 	a.tracer, b.tracer = nil, nil
+	a.reach, b.reach = nil, nil
 	a.opt.OpenTrace, b.opt.OpenTrace = nil, nil
 	a.cal, b.cal = sortedCal(ca), sortedCal(cb)
 	defer func() {
 		a.tracer, b.tracer = ta, tb
+		a.reach, b.reach = ra, rb
 		a.opt.OpenTrace, b.opt.OpenTrace = oa, ob
 		a.cal, b.cal = ca, cb
 	}()

@@ -311,7 +311,7 @@ func TestChooseIndexTraced(t *testing.T) {
 	traced, _ := New(p, opt)
 	routed := 0
 	traced.SetTracer(func(e TraceEvent) {
-		if e.What == "routed" {
+		if e.Kind == EvRouted {
 			routed++
 		}
 	})
@@ -465,10 +465,10 @@ func TestChooseIndexSeedRouter(t *testing.T) {
 		routed := map[string]uint64{} // by the attribute bound
 		cached := uint64(0)           // prefiller routings with a candidate's first key 0
 		traced.SetTracer(func(e TraceEvent) {
-			if e.What != "routed" {
+			if e.Kind != EvRouted {
 				return
 			}
-			name, _, _ := strings.Cut(e.Where, " ")
+			name := e.Where
 			routed[name]++
 			if name == "i" && strings.Contains(e.Detail, "(0, ") {
 				cached++

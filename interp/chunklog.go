@@ -1,6 +1,9 @@
 package interp
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // chunkLog is an append-only log kept in fixed-size chunks, so that growing
 // it never copies what it holds and a checkpoint can share it: every chunk
@@ -83,6 +86,16 @@ func (l *chunkLog[T]) share() chunkLog[T] {
 	return out
 }
 
+// ownBytes is what share allocates for a copy: the chunk list and the
+// last chunk.
+func (l *chunkLog[T]) ownBytes() int64 {
+	if len(l.chunks) == 0 {
+		return 0
+	}
+	var x T
+	return int64(cap(l.chunks))*int64(unsafe.Sizeof(l.chunks[0])) + int64(len(l.chunks[len(l.chunks)-1]))*int64(unsafe.Sizeof(x))
+}
+
 // valueLog is an append-only log of float64 values kept in chunks of
 // logChunk, each stored as float32 while every value in it is exactly a
 // float32 (counts, token numbers, 0/1 tests: half the memory) and as
@@ -150,6 +163,15 @@ func (l *valueLog) at(i int) float64 {
 		return c.f64[i%logChunk]
 	}
 	return float64(c.f32[i%logChunk])
+}
+
+// ownBytes is what share allocates for a copy (chunkLog.ownBytes).
+func (l *valueLog) ownBytes() int64 {
+	if len(l.chunks) == 0 {
+		return 0
+	}
+	last := &l.chunks[len(l.chunks)-1]
+	return int64(cap(l.chunks))*int64(unsafe.Sizeof(*last)) + 4*int64(len(last.f32)) + 8*int64(len(last.f64))
 }
 
 // share is a copy that shares every chunk but the last, which it copies.

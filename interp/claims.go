@@ -102,6 +102,9 @@ func (s *Sim) claimIteration(e *engine) {
 
 // obsAggregate is an aggregate of every sample of an observe.
 func (s *Sim) obsAggregate(f model.Func, slot int) float64 {
+	if f == model.OMean || f == model.OCount || f == model.OLast {
+		return s.observeStat(f, slot)
+	}
 	xs := s.claimObs[slot].appendTo(nil)
 	switch f {
 	case model.CCount:

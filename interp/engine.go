@@ -147,11 +147,11 @@ func (s *Sim) engineRun(ss *session, st *model.Stmt, stg *stage, work float64) b
 	s.engineChanged(e)
 	s.dirtyEngs.set(e.ei)
 	if s.tracer != nil { // the label is built only for a tracer: this is the hot path
-		what := "joined decode on"
+		kind := EvDecode
 		if st.Mode == model.ModePrefill {
-			what = "joined prefill on"
+			kind = EvPrefill
 		}
-		s.trace(ss, what, stg.m.Label, work)
+		s.trace(ss, kind, stg.m.Label, work)
 	}
 	stg.present++
 	stg.joins++
@@ -376,8 +376,9 @@ func (s *Sim) attempt(e *engine) {
 	}
 	e.stage.util.Set(s.now, 1)
 	if s.traceIters && s.tracer != nil {
-		s.traceDetail(nil, "iteration on", e.stage.m.Label, T,
-			fmt.Sprintf("batch of %d: %s prefill tokens, %s decode(s), %s tokens", len(e.assign), fmtNum(float64(npre)), fmtNum(float64(ndec)), fmtNum(ntok)))
+		s.traceDetail(nil, EvIteration, e.stage.m.Label, T,
+			fmt.Sprintf("a batch of %d, %s, %s, %s in all", len(e.assign), plural(float64(npre), "prefill token", "prefill tokens"),
+				plural(float64(ndec), "decode", "decodes"), plural(ntok, "token", "tokens")))
 	}
 	s.schedule(s.now+T, evIterEnd, int32(e.idx), e.epoch, nil)
 	s.captureQuiet(e, budget, T, ndec, ver != s.poolVer)
@@ -851,11 +852,11 @@ func (s *Sim) leaveEngine(e *engine, r *session) {
 	e.resGen++ // iterEnd, its only caller, notes the change (engineChanged)
 	stg := e.stage
 	if s.tracer != nil {
-		what := "finished decode on"
+		kind := EvDecodeDone
 		if r.job.mode == model.ModePrefill {
-			what = "finished prefill on"
+			kind = EvPrefillDone
 		}
-		s.trace(r, what, stg.m.Label, 0)
+		s.trace(r, kind, stg.m.Label, 0)
 	}
 	stg.present--
 	stg.num.Set(s.now, float64(stg.present))

@@ -260,7 +260,7 @@ func (s *Sim) memberDown(m int32) {
 	mm.downSince = s.now
 	mm.downs++
 	mm.changes = append(mm.changes, stateChange{t: s.now, down: true})
-	s.trace(nil, "went down", mm.label, 0)
+	s.trace(nil, EvDown, mm.label, 0)
 	cause := "`" + mm.label + "` down"
 	for _, st := range mm.stages {
 		s.stages[st].down = true
@@ -316,7 +316,7 @@ func (s *Sim) memberUp(m int32) {
 	}
 	mm.downTime += s.now - mm.downSince
 	mm.changes = append(mm.changes, stateChange{t: s.now, down: false})
-	s.trace(nil, "came back", mm.label, 0)
+	s.trace(nil, EvUp, mm.label, 0)
 	for _, st := range mm.stages {
 		stg := &s.stages[st]
 		stg.down = false
@@ -341,7 +341,7 @@ func (s *Sim) stageDown(i int, stall bool) {
 	}
 	stg.downs++
 	stg.downSince = s.now
-	s.trace(nil, "went down", stg.m.Label, 0)
+	s.trace(nil, EvDown, stg.m.Label, 0)
 	if stall {
 		stg.stalled = true
 		s.flows.phi[i] = 0
@@ -372,7 +372,7 @@ func (s *Sim) stageUp(i int, stall bool) {
 		return
 	}
 	stg.downTime += s.now - stg.downSince
-	s.trace(nil, "came back", stg.m.Label, 0)
+	s.trace(nil, EvUp, stg.m.Label, 0)
 	if stg.stalled {
 		stg.stalled = false
 		s.flows.phi[i], _ = stg.m.Phi.IsConst()
@@ -513,7 +513,7 @@ func (s *Sim) loseLease(owner *session, l *holdInst) {
 		s.stranded = without(s.stranded, l)
 	}
 	l.leaseGen++
-	s.traceDetail(owner, "lease lost", s.pools[l.pools[l.leased].pool].m.Label, s.now-l.leaseStart, "its member went down")
+	s.traceLease(owner, EvLeaseLost, l, "its member went down")
 	s.releasePool(l, l.leased, 0, false)
 }
 
@@ -558,7 +558,7 @@ func (s *Sim) failRequest(t *session, cause string, abort bool) {
 	ci := s.causeIndex(cause)
 	s.causes[ci].Requests++
 	if s.tracer != nil {
-		s.traceDetail(root, "request failed", "", 0, cause)
+		s.traceDetail(root, EvFailed, "", 0, cause)
 	}
 	if try >= 0 {
 		// the reading entries left: their leases are no longer renewed
@@ -645,7 +645,7 @@ func (s *Sim) strand(owner *session, l *holdInst, cause string) {
 	l.stranded = true
 	s.stranded = append(s.stranded, l)
 	s.pools[p].strandedN++
-	s.traceDetail(owner, "lease stranded", s.pools[p].m.Label, s.now-l.leaseStart, "left to expire")
+	s.traceLease(owner, EvLeaseStranded, l, "")
 }
 
 // causeIndex is the index of cause in s.causes, added if new.
@@ -805,7 +805,7 @@ func (s *Sim) renewTick(m int32, gen uint32) {
 		}
 	}
 	if s.tracer != nil {
-		s.traceDetail(nil, "renewed leases by", mm.label, float64(len(mm.tracked)), "")
+		s.trace(nil, EvRenewed, mm.label, float64(len(mm.tracked)))
 	}
 	s.schedule(s.now+mm.every, evRenew, m, gen, nil)
 }
@@ -841,7 +841,7 @@ func (s *Sim) readStart(ss *session) bool {
 	if ss.expiredAt(p) >= 0 {
 		if r.Expiry == model.ReadAnyway {
 			pl.late++
-			s.trace(ss, "read after expiry of", pl.m.Label, 0)
+			s.trace(ss, EvLateRead, pl.m.Label, 0)
 			return true
 		}
 		s.readFailed(ss, "its lease expired")
@@ -873,7 +873,7 @@ func (s *Sim) readFailed(ss *session, why string) {
 			s.strand(ss, l, cause)
 		}
 	}
-	s.traceDetail(ss, "read failed of", pl.m.Label, 0, why)
+	s.traceDetail(ss, EvReadFailed, pl.m.Label, 0, why)
 	if r.Failure == model.ReadFail {
 		s.failRequest(ss, cause, false)
 		return

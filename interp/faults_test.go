@@ -77,23 +77,23 @@ func faultRun(t *testing.T, src string, horizon float64) (*interp.Report, []inte
 	return sim.Report(), evs
 }
 
-// timesOf are the times of the trace's events of one kind (What), with
-// their Where.
-func timesOf(evs []interp.TraceEvent, what string) []string {
+// timesOf are the times of the trace's events of one kind, with their
+// Where.
+func timesOf(evs []interp.TraceEvent, kind interp.EventKind) []string {
 	var out []string
 	for _, e := range evs {
-		if e.What == what {
+		if e.Kind == kind {
 			out = append(out, fmt.Sprintf("%g %s", e.Time, e.Where))
 		}
 	}
 	return out
 }
 
-func wantTimes(t *testing.T, evs []interp.TraceEvent, what string, want ...string) {
+func wantTimes(t *testing.T, evs []interp.TraceEvent, kind interp.EventKind, want ...string) {
 	t.Helper()
-	got := timesOf(evs, what)
+	got := timesOf(evs, kind)
 	if strings.Join(got, "; ") != strings.Join(want, "; ") {
-		t.Errorf("%q at %q, want %q", what, got, want)
+		t.Errorf("%s at %q, want %q", kind, got, want)
 	}
 }
 
@@ -117,9 +117,9 @@ func leaseRow(t *testing.T, r *interp.Report, pool string) interp.LeaseRow {
 // as a read after expiry, and the request is served at 22.
 func TestLeaseExpiresAtItsBound(t *testing.T) {
 	r, evs := faultRun(t, faultFixture("lease kv (10)", "on expiry read", 20, ""), 100)
-	wantTimes(t, evs, "leased", "1 P.kv[0]")
-	wantTimes(t, evs, "lease expired", "11 P.kv[0]")
-	wantTimes(t, evs, "read after expiry of", "21 P.kv[0]")
+	wantTimes(t, evs, interp.EvLeased, "1 P.kv[0]")
+	wantTimes(t, evs, interp.EvLeaseExpired, "11 P.kv[0]")
+	wantTimes(t, evs, interp.EvLateRead, "21 P.kv[0]")
 	obs := samplesOf(r)
 	wantSamples(t, obs, "p_used", []float64{0}, "the lease's blocks were freed at 11")
 	wantSamples(t, obs, "done", []float64{22}, "the late read still takes its second")
@@ -135,7 +135,7 @@ func TestLeaseExpiresAtItsBound(t *testing.T) {
 // 0.25 s, done at 21 + 2.5.
 func TestExpiredLeaseDeclined(t *testing.T) {
 	r, evs := faultRun(t, faultFixture("lease kv (10)", "on expiry decline", 20, ""), 100)
-	wantTimes(t, evs, "request failed", "21 ")
+	wantTimes(t, evs, interp.EvFailed, "21 ")
 	obs := samplesOf(r)
 	wantSamples(t, obs, "done", nil, "the request failed at the read")
 	wantSamples(t, obs, "failed_after", []float64{1}, "the client sees the failure")
@@ -159,9 +159,9 @@ func TestLeaseRenewedWhileTheReaderWaits(t *testing.T) {
 	for k := 0.0; k <= 50; k += 5 { // the last at 51, with the read under way
 		ticks = append(ticks, fmt.Sprintf("%g D[0]", 1+k))
 	}
-	wantTimes(t, evs, "renewed leases by", ticks...)
-	wantTimes(t, evs, "lease expired")
-	wantTimes(t, evs, "lease ended", "52 P.kv[0]")
+	wantTimes(t, evs, interp.EvRenewed, ticks...)
+	wantTimes(t, evs, interp.EvLeaseExpired)
+	wantTimes(t, evs, interp.EvLeaseEnded, "52 P.kv[0]")
 	wantSamples(t, samplesOf(r), "p_used", []float64{10}, "the lease is live at the read")
 }
 
@@ -171,10 +171,10 @@ func TestLeaseRenewedWhileTheReaderWaits(t *testing.T) {
 // timeout of 480 s holds the blocks until 481.
 func TestLeaseEndsTwentySecondsAfterItsReaderDies(t *testing.T) {
 	r, evs := faultRun(t, faultFixture("lease kv (30) renew every (5) for (20)", "", 50, "faults { D down at (23); }"), 600)
-	wantTimes(t, evs, "renewed leases by", "1 D[0]", "6 D[0]", "11 D[0]", "16 D[0]", "21 D[0]")
-	wantTimes(t, evs, "went down", "23 D[0]")
-	wantTimes(t, evs, "lease stranded", "23 P.kv[0]")
-	wantTimes(t, evs, "lease expired", "41 P.kv[0]")
+	wantTimes(t, evs, interp.EvRenewed, "1 D[0]", "6 D[0]", "11 D[0]", "16 D[0]", "21 D[0]")
+	wantTimes(t, evs, interp.EvDown, "23 D[0]")
+	wantTimes(t, evs, interp.EvLeaseStranded, "23 P.kv[0]")
+	wantTimes(t, evs, interp.EvLeaseExpired, "41 P.kv[0]")
 	f := r.Failures
 	if f.Failed != 1 || f.Causes[0] != (interp.FailCause{Cause: "`D[0]` down", Requests: 1, Sessions: 1}) {
 		t.Errorf("failures %+v", f)
@@ -183,7 +183,7 @@ func TestLeaseEndsTwentySecondsAfterItsReaderDies(t *testing.T) {
 		t.Errorf("lease row %+v", l)
 	}
 	_, evs = faultRun(t, faultFixture("lease kv (480)", "", 50, "faults { D down at (23); }"), 600)
-	wantTimes(t, evs, "lease expired", "481 P.kv[0]")
+	wantTimes(t, evs, interp.EvLeaseExpired, "481 P.kv[0]")
 }
 
 // A member that fails mid-prefill, mid-decode or mid-transfer: each
@@ -248,16 +248,16 @@ func TestTimeoutReleasesOrStrandsTheLease(t *testing.T) {
 	src := faultFixture("lease kv (30)", "", 20, "")
 	src = strings.Replace(src, "workload {", "workload { timeout (5);", 1)
 	r, evs := faultRun(t, src, 100)
-	wantTimes(t, evs, "request failed", "5 ")
-	wantTimes(t, evs, "lease ended", "5 P.kv[0]")
+	wantTimes(t, evs, interp.EvFailed, "5 ")
+	wantTimes(t, evs, interp.EvLeaseEnded, "5 P.kv[0]")
 	if f := r.Failures; f.Causes[0] != (interp.FailCause{Cause: "timed out", Requests: 1, Sessions: 1}) {
 		t.Errorf("failures %+v", f)
 	}
 	hop := strings.Replace(src, "      D.decode (10) from P;", "      run hop (cost(hop, 10));\n      D.decode (10) from P;", 1)
 	hop = strings.Replace(hop, "  D pull P", "  stage hop : delay;\n  D pull P", 1)
 	r, evs = faultRun(t, hop, 100)
-	wantTimes(t, evs, "lease stranded", "5 P.kv[0]")
-	wantTimes(t, evs, "lease expired", "31 P.kv[0]")
+	wantTimes(t, evs, interp.EvLeaseStranded, "5 P.kv[0]")
+	wantTimes(t, evs, interp.EvLeaseExpired, "31 P.kv[0]")
 	if l := leaseRow(t, r, "P.kv[0]"); l.Stranded != 1 || l.Expired != 1 {
 		t.Errorf("lease row %+v", l)
 	}
@@ -270,8 +270,8 @@ func TestRetryAfterBackoff(t *testing.T) {
 	src := faultFixture("lease kv (inf)", "", 1, "faults { P down at (0.5) for (0.3); }")
 	src = strings.Replace(src, "P.prefill (10);", "P.prefill (10) retry (2) after (0.2);", 1)
 	r, evs := faultRun(t, src, 100)
-	wantTimes(t, evs, "request failed", "0.5 ", "0.7 ")
-	wantTimes(t, evs, "leased", "1.9 P.kv[0]")
+	wantTimes(t, evs, interp.EvFailed, "0.5 ", "0.7 ")
+	wantTimes(t, evs, interp.EvLeased, "1.9 P.kv[0]")
 	if f := r.Failures; f.Retries != 2 || f.Requests != 2 || f.Completed != 1 || f.Failed != 0 {
 		t.Errorf("failures %+v", f)
 	}
@@ -356,7 +356,7 @@ func TestFaultsKeepTheArrivals(t *testing.T) {
 		}
 		var out []string
 		sim.SetTracer(func(e interp.TraceEvent) {
-			if e.What == "arrived" {
+			if e.Kind == interp.EvArrived {
 				out = append(out, fmt.Sprintf("%d@%.9g", e.Session, e.Time))
 			}
 		})
@@ -416,8 +416,8 @@ func TestFaultsCheckpointResume(t *testing.T) {
 // 22, the lease ends at 21.5).
 func TestLeaseExpiresMidRead(t *testing.T) {
 	r, evs := faultRun(t, faultFixture("lease kv (20.5)", "on expiry read", 20, ""), 100)
-	wantTimes(t, evs, "lease expired", "21.5 P.kv[0]")
-	wantTimes(t, evs, "read after expiry of", "21.5 P.kv[0]")
+	wantTimes(t, evs, interp.EvLeaseExpired, "21.5 P.kv[0]")
+	wantTimes(t, evs, interp.EvLateRead, "21.5 P.kv[0]")
 	if l := leaseRow(t, r, "P.kv[0]"); l != (interp.LeaseRow{Pool: "P.kv[0]", Granted: 1, Expired: 1, LateReads: 1}) {
 		t.Errorf("lease row %+v", l)
 	}
@@ -434,17 +434,14 @@ func TestWhyOfALeaseLeftBehind(t *testing.T) {
 	}
 	for sim.Now() < 30 && sim.Step() {
 	}
-	var got []string
-	for _, l := range sim.Why(0) {
-		got = append(got, strings.Repeat("  ", l.Depth)+l.Text)
-	}
+	got := strings.Split(strings.TrimSuffix(interp.WhyDump(sim.Why(0)), "\n"), "\n")
 	want := []string{
-		"session 0 has ended; a lease it left behind lives on",
-		"  a lease on P.kv[0]: 10 units since t=1 (age 30 s)",
-		"    left behind at t=23 by session 0 turn 1, whose request failed (`D[0]` down): no session owns it",
-		"    its reader D[0], which renewed it, is down since t=23: nothing renews it",
-		"    its last renewal was at t=21",
-		"    it expires at t=41, in 10 s, and frees 10 units",
+		"gone who=s0t1",
+		"  lease-of pool=P.kv[0] units=10 since=1",
+		"    stranded who=s0t1 at=23 cause=`D[0]` down",
+		"    reader-down member=D[0] at=23",
+		"    last-renewal at=21",
+		"    expires units=10 at=41",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("why:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

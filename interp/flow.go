@@ -80,7 +80,7 @@ func (s *Sim) startFlow(ss *session, refs []model.Ref, work float64) bool {
 		for _, k := range stages {
 			names = append(names, s.stages[k].m.Label)
 		}
-		s.trace(ss, "started a flow on", joinLabels(names), work)
+		s.trace(ss, EvTransfer, joinLabels(names), work)
 	}
 	j := &ss.job
 	j.flow, j.work, j.enq, j.start, j.stage = id, work, s.now, s.now, -1

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -62,7 +61,7 @@ func (s *Sim) hold(ss *session, st *model.Stmt) bool {
 		}
 		if pl.roundUp(need) > pl.cap {
 			pl.rejected++ // the whole run, as the report's notes say
-			s.trace(ss, "rejected at", pl.m.Label, need)
+			s.trace(ss, EvRejected, pl.m.Label, need)
 			s.rejectSession(ss, st.Pos)
 			return false
 		}
@@ -78,7 +77,7 @@ func (s *Sim) hold(ss *session, st *model.Stmt) bool {
 	}
 	s.markPool(first)
 	if len(first.queue) > 1 && s.tracer != nil {
-		s.traceDetail(ss, "queued at", first.m.Label, 0, fmt.Sprintf("behind %d", slices.Index(first.queue, h)))
+		s.trace(ss, EvQueued, first.m.Label, float64(slices.Index(first.queue, h)))
 	}
 	s.poolChanged(first)
 	ss.state = sBlocked
@@ -243,8 +242,9 @@ func (s *Sim) admit(h *holdInst) {
 		if !holdsPool(ss, hp.pool) {
 			pl.holders++
 		}
-		s.trace(ss, "admitted at", pl.m.Label, alloc)
+		s.trace(ss, EvAdmitted, pl.m.Label, alloc)
 		consumedMax = math.Max(consumedMax, consumed)
+		pl.runAdmits++
 		if s.warm {
 			pl.admits++
 			if i == 0 {
@@ -387,7 +387,7 @@ func (s *Sim) releasePool(h *holdInst, i int, cacheL float64, hasCache bool) {
 	}
 	hp.released = true
 	pl := &s.pools[hp.pool]
-	s.trace(h.owner, "released", pl.m.Label, hp.alloc)
+	s.trace(h.owner, EvReleased, pl.m.Label, hp.alloc)
 	pl.used -= hp.alloc
 	if pl.used < unitTol {
 		pl.used = math.Max(0, pl.used)
@@ -402,7 +402,7 @@ func (s *Sim) releasePool(h *holdInst, i int, cacheL float64, hasCache bool) {
 		n := math.Min(cacheL, computedPos(h, i))
 		s.cacheAt(h.owner, pl, n)
 		if n > 0 {
-			s.trace(h.owner, "cached at", pl.m.Label, pl.roundDown(n))
+			s.trace(h.owner, EvCached, pl.m.Label, pl.roundDown(n))
 		}
 	}
 	hp.alloc = 0
@@ -421,7 +421,7 @@ func (s *Sim) holdExit(ss *session, h *holdInst) {
 		if i == h.leased && !h.pools[i].released {
 			h.cacheL = cacheL
 			h.leaseStart = s.now
-			s.trace(ss, "leased", s.pools[h.pools[i].pool].m.Label, h.pools[i].alloc)
+			s.trace(ss, EvLeased, s.pools[h.pools[i].pool].m.Label, h.pools[i].alloc)
 			dur := s.eval(st.LeaseFor, ss)
 			h.leaseGen++
 			ss.leases = append(ss.leases, h)
@@ -452,10 +452,7 @@ func (s *Sim) endLease(ss *session, h *holdInst) {
 	if h.reader >= 0 {
 		s.untrack(h)
 	}
-	if s.tracer != nil {
-		s.traceDetail(ss, "lease ended", s.pools[h.pools[h.leased].pool].m.Label, s.now-h.leaseStart,
-			fmtNum(h.pools[h.leased].alloc)+" units")
-	}
+	s.traceLease(ss, EvLeaseEnded, h, "")
 	s.releasePool(h, h.leased, h.cacheL, h.st.HasCache)
 	s.admitSettle()
 }
@@ -479,7 +476,7 @@ func (s *Sim) leaseEnd(h *holdInst, gen uint32) {
 		s.pools[p].expired++
 		s.stranded = without(s.stranded, h)
 		h.leaseGen++
-		s.traceDetail(nil, "lease expired", s.pools[p].m.Label, s.now-h.leaseStart, fmtNum(h.pools[h.leased].alloc)+" units, stranded")
+		s.traceLease(nil, EvLeaseExpired, h, "stranded")
 		s.releasePool(h, h.leased, h.cacheL, h.st.HasCache)
 		s.admitSettle()
 		return
@@ -490,11 +487,11 @@ func (s *Sim) leaseEnd(h *holdInst, gen uint32) {
 				s.pools[p].expired++
 				root := rootOf(owner)
 				root.expired = append(root.expired, expiredLease{pool: int32(p), t: s.now})
-				s.traceDetail(owner, "lease expired", s.pools[p].m.Label, s.now-h.leaseStart, fmtNum(h.pools[h.leased].alloc)+" units")
+				s.traceLease(owner, EvLeaseExpired, h, "")
 				if s.readsPool(owner, p) {
 					// the read under way goes on, over blocks now freed
 					s.pools[p].late++
-					s.traceDetail(owner, "read after expiry of", s.pools[p].m.Label, 0, "the lease expired during the read")
+					s.traceDetail(owner, EvLateRead, s.pools[p].m.Label, 0, "the lease expired during the read")
 				}
 			}
 			s.endLease(owner, h)
@@ -779,10 +776,11 @@ func (s *Sim) preempt(v *session, pl *pool) {
 	if target == nil {
 		return
 	}
+	pl.runPreempts++
 	if s.warm {
 		pl.preempts++
 	}
-	s.trace(v, "preempted at", pl.m.Label, 0)
+	s.trace(v, EvPreempted, pl.m.Label, 0)
 	// A preempted hold has computed its position, the prefix it reused
 	// included; an allocation it never advanced counts for nothing (the
 	// reference's #326).

@@ -343,7 +343,7 @@ func (s *Sim) chooseAmong(ss *session, st *model.Stmt, n float64) bool {
 	for j := 0.0; j < n; j++ {
 		if s.chooseDown(st, j) {
 			if s.tracer != nil && j < choiceShown {
-				s.choiceKeys = append(s.choiceKeys, fmtNum(j)+" (down)")
+				s.choiceKeys = append(s.choiceKeys, fmtNum(j)+": down")
 			}
 			continue
 		}

@@ -46,7 +46,9 @@ type pool struct {
 	waitW                            Welford
 	admits, evictN, preempts         uint64
 	evictU                           float64
-	rejected, stuck, spills          uint64
+	// the same counts since t = 0, warm-up included (the debugger's)
+	runAdmits, runEvictN, runPreempts uint64
+	rejected, stuck, spills           uint64
 
 	gone bool // entries may hold gone entries: compactEntries has work
 
@@ -193,6 +195,14 @@ func (s *Sim) poolObservable(pl *pool, f model.Func, ss *session) float64 {
 		return float64(len(pl.queue))
 	case model.PExpired:
 		return float64(pl.expired)
+	case model.PParked:
+		return float64(s.parkedIn(pl))
+	case model.PPreempted:
+		return float64(pl.runPreempts)
+	case model.PEvicted:
+		return float64(pl.runEvictN)
+	case model.PLeased:
+		return s.leasedUnits(pl.index)
 	case model.PLate:
 		return float64(pl.late)
 	case model.PLeases, model.PLeaseAge:
@@ -219,17 +229,23 @@ func (s *Sim) leasesOf(p int) (n int, oldest float64) {
 			n++
 		}
 	}
+	s.eachLease(note)
+	return n, oldest
+}
+
+// eachLease calls f with every hold that has held a lease: the live
+// sessions' and legs', then the stranded ones (their session ended).
+func (s *Sim) eachLease(f func(l *holdInst)) {
 	for _, list := range [2][]*session{s.live, s.legsLive} {
 		for _, t := range list {
 			for _, l := range t.leases {
-				note(l)
+				f(l)
 			}
 		}
 	}
 	for _, l := range s.stranded {
-		note(l)
+		f(l)
 	}
-	return n, oldest
 }
 
 // evict frees cache until need more units fit beside used and cached.
@@ -259,6 +275,7 @@ func (s *Sim) evict(pl *pool, need float64) {
 		}
 		if e.size <= unitTol {
 			pl.removeEntry(e)
+			pl.runEvictN++
 			if s.warm {
 				pl.evictN++
 			}

@@ -160,7 +160,7 @@ func (s *Sim) startSession() {
 		s.claimGiven(ss)
 	}
 	ss.pushFrame(s.p.Workload.Session, s.cprog.session, fRoot, nil)
-	s.trace(ss, "arrived", "", 0)
+	s.trace(ss, EvArrived, "", 0)
 	s.makeReady(ss)
 }
 
@@ -169,6 +169,9 @@ func (s *Sim) startSession() {
 func (s *Sim) runInline(ss *session, b *model.Block, cb *cblock, st *stream) {
 	if cb != nil {
 		for i := range cb.stmts {
+			if s.reach != nil {
+				s.reached(ss, cb.stmts[i].st)
+			}
 			switch cs := &cb.stmts[i]; cs.op {
 			case model.OpSet:
 				ss.attrs[cs.slot] = s.cval(&cs.val, ss, st)
@@ -179,6 +182,9 @@ func (s *Sim) runInline(ss *session, b *model.Block, cb *cblock, st *stream) {
 		return
 	}
 	for _, stmt := range b.Stmts {
+		if s.reach != nil {
+			s.reached(ss, stmt)
+		}
 		switch stmt.Op {
 		case model.OpSet:
 			ss.attrs[stmt.Slot] = s.evalWith(stmt.Value, ss, st)
@@ -190,7 +196,7 @@ func (s *Sim) runInline(ss *session, b *model.Block, cb *cblock, st *stream) {
 
 func (s *Sim) observe(ss *session, slot int, v float64) {
 	if s.tracer != nil {
-		s.traceDetail(ss, "observed", s.p.Observes[slot], v, "")
+		s.trace(ss, EvObserved, s.p.Observes[slot], v)
 	}
 	if s.keepObs[slot] {
 		s.claimObs[slot].add(v)
@@ -292,6 +298,9 @@ func (s *Sim) exec(ss *session) {
 					return
 				}
 				s.curStmt = cs.st
+				if s.reach != nil {
+					s.reached(ss, cs.st)
+				}
 				v := s.cval(&cs.val, ss, ss.stream)
 				if cs.op == model.OpSet {
 					ss.attrs[cs.slot] = v
@@ -317,6 +326,9 @@ func (s *Sim) exec(ss *session) {
 			return
 		}
 		s.curStmt = st
+		if s.reach != nil {
+			s.reached(ss, st)
+		}
 		if !s.execStmt(ss, st, cs) {
 			return
 		}
@@ -567,7 +579,7 @@ func (s *Sim) endSession(ss *session, pos model.Pos) {
 	if s.canFail {
 		s.sessionOutcome(ss)
 	}
-	s.trace(ss, "ended", "", 0)
+	s.trace(ss, EvEnded, "", 0)
 	ss.frames = ss.frames[:0]
 	ss.state = sDone
 	if s.warm {

@@ -236,8 +236,9 @@ type Sim struct {
 
 	// The driver's: tracing and guards.
 	tracer     func(TraceEvent)
-	choiceKeys []string // the keys of a `choose` being traced (debug.go)
-	traceIters bool     // trace every engine iteration's batch
+	reach      func(Reach) // the debugger's statement hook (SetReach), nil for none
+	choiceKeys []string    // the keys of a `choose` being traced (debug.go)
+	traceIters bool        // trace every engine iteration's batch
 	progress   progressGuard
 	maxLive    int // Options.MaxLive, DefaultMaxLive for 0
 }

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"fmt"
 	"math"
 	"sort"
 
@@ -54,6 +53,7 @@ type FlowSnap struct {
 // EngineSnap is an engine's state.
 type EngineSnap struct {
 	Residents  int
+	Waiting    int // requests queued at the pools it admits (waiting(E))
 	Decoding   int
 	Batch      int
 	Running    bool
@@ -69,8 +69,11 @@ type PoolSnap struct {
 	Cached      float64
 	Holders     int
 	Queued      int
-	Preemptions uint64
+	Preemptions uint64 // since the warm-up, as the report counts them
 	Admissions  uint64
+	// The same since t = 0, warm-up included, and the evictions so far.
+	RunPreemptions, RunAdmissions, RunEvictions uint64
+	Leased                                      float64 // units held by live leases
 	// Running: holders that are residents of the engine whose memory this
 	// is; Parked: holders that are not (waiting for a slot, a transfer…).
 	Running int
@@ -102,8 +105,12 @@ type LeaseSnap struct {
 	Every   float64
 	// Stranded: a failed or given-up request left it to expire.
 	Stranded bool
-	// Life says in words how long it lives and who keeps it (leaseLife).
-	Life []string
+	// Moving: its session's read of it is under way (a transfer at a
+	// rate above 0), so its age grows while it moves, not while it waits.
+	Moving bool
+	// Life is how long it lives and who keeps it, as why-chain steps
+	// (WhyRenewed, WhyExpires, …).
+	Life []WhyStep
 }
 
 // GaugeSnap is a gauge's current value.
@@ -140,7 +147,8 @@ func (s *Sim) Snapshot() *Snapshot {
 					dec++
 				}
 			}
-			es := &EngineSnap{Residents: len(e.res), Decoding: dec, Running: e.busy, Iterations: e.iters}
+			es := &EngineSnap{Residents: len(e.res), Decoding: dec, Running: e.busy, Iterations: e.iters,
+				Waiting: int(s.runningWaiting(st, model.SWaiting))}
 			if e.busy {
 				es.Batch = len(e.assign)
 				ss.Util = 1
@@ -185,6 +193,7 @@ func (s *Sim) Snapshot() *Snapshot {
 		pl := &s.pools[i]
 		ps := PoolSnap{Label: pl.m.Label, Cap: pl.cap, Used: pl.used, Cached: pl.cached, Holders: pl.holders,
 			Queued: len(pl.queue), Preemptions: pl.preempts, Admissions: pl.admits,
+			RunPreemptions: pl.runPreempts, RunAdmissions: pl.runAdmits, RunEvictions: pl.runEvictN,
 			Down: pl.down, Expired: pl.expired, LateReads: pl.late}
 		if pl.memoryOf >= 0 {
 			ps.Engine = s.stages[pl.memoryOf].m.Label
@@ -200,13 +209,17 @@ func (s *Sim) Snapshot() *Snapshot {
 			for _, l := range t.leases {
 				if l.leased >= 0 && l.pools[l.leased].pool == i {
 					root := rootOf(t)
-					ps.Leases = append(ps.Leases, s.leaseSnap(l, root.serial, int(root.attrs[s.p.Builtin.TurnNo]), s.waits(root)))
+					ls := s.leaseSnap(l, root.serial, int(root.attrs[s.p.Builtin.TurnNo]), s.waits(root))
+					ls.Moving = s.moving(root)
+					ps.Leases = append(ps.Leases, ls)
+					ps.Leased += ls.Units
 				}
 			}
 		}
 		for _, l := range s.stranded {
 			if l.pools[l.leased].pool == i {
 				ps.Leases = append(ps.Leases, s.leaseSnap(l, l.strandSerial, l.strandTurn, "nothing: stranded"))
+				ps.Leased += l.pools[l.leased].alloc
 			}
 		}
 		sort.SliceStable(ps.Leases, func(a, b int) bool { return ps.Leases[a].Age > ps.Leases[b].Age })
@@ -221,6 +234,17 @@ func (s *Sim) Snapshot() *Snapshot {
 		snap.Observes = append(snap.Observes, os)
 	}
 	return snap
+}
+
+// moving reports whether a session (or one of its legs) transfers at a
+// rate above 0 now.
+func (s *Sim) moving(ss *session) bool {
+	for _, t := range append([]*session{ss}, s.legsOf(ss)...) {
+		if t.state == sBlocked && t.job.flow >= 0 && s.flows.rates[t.job.flow] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // waits describes what a session (or one of its legs) waits for now.
@@ -251,7 +275,7 @@ func (s *Sim) waitsOne(t *session) string {
 		}
 		return "on " + joinLabels(names)
 	case t.job.stage >= 0:
-		return "on " + s.stages[t.job.stage].m.Label
+		return "on " + s.stageWords(&s.stages[t.job.stage])
 	case t.growHold != nil:
 		return "growing at " + s.pools[t.growHold.pools[t.growIdx].pool].m.Label
 	case t.joining:
@@ -279,69 +303,4 @@ func joinLabels(ls []string) string {
 		out += l
 	}
 	return out
-}
-
-// TraceEvent is one thing that happened, for an event log.
-type TraceEvent struct {
-	Event   uint64 // the number of the event it happened in (Sim.Events then); 0 before the first
-	Time    float64
-	Session uint64
-	Leg     uint64 // the fork leg's number, 0 for the session itself
-	Turn    int
-	What    string // arrived, admitted, leased, released, preempted, ended, started, finished, rejected
-	Where   string // pool or stage label
-	Amount  float64
-	Detail  string // more words, e.g. a route's choice and its keys; "" if none
-	System  bool   // about no session (an engine iteration): Session, Leg and Turn are 0
-}
-
-func (e TraceEvent) String() string {
-	s := fmt.Sprintf("%.4f s  session %d turn %d  %s", e.Time, e.Session, e.Turn, e.What)
-	if e.System {
-		s = fmt.Sprintf("%.4f s  %s", e.Time, e.What)
-	}
-	if e.Where != "" {
-		s += " " + e.Where
-	}
-	if e.Amount != 0 || e.What == "observed" {
-		s += fmt.Sprintf(", %.6g", e.Amount)
-	}
-	if e.Detail != "" {
-		s += " (" + e.Detail + ")"
-	}
-	return s
-}
-
-// SetTracer installs a function called for every traced event (nil to
-// remove it). Tracing costs nothing when no tracer is set.
-func (s *Sim) SetTracer(f func(TraceEvent)) { s.tracer = f }
-
-// TraceIterations makes the tracer also see each engine iteration as it
-// starts ("iteration on", Amount its duration, Detail its batch). It is off
-// by default: iterations are most of a run's events. A checkpoint keeps
-// the setting.
-func (s *Sim) TraceIterations(on bool) { s.traceIters = on }
-
-func (s *Sim) trace(ss *session, what, where string, amount float64) {
-	if s.tracer == nil {
-		return
-	}
-	s.traceDetail(ss, what, where, amount, "")
-}
-
-func (s *Sim) traceDetail(ss *session, what, where string, amount float64, detail string) {
-	if s.tracer == nil {
-		return
-	}
-	ev := TraceEvent{Event: s.events, Time: s.now, What: what, Where: where, Amount: amount, Detail: detail}
-	ev.System = ss == nil
-	if ss != nil {
-		root := rootOf(ss)
-		ev.Session = root.serial
-		ev.Turn = int(root.attrs[s.p.Builtin.TurnNo])
-		if ss.parent != nil {
-			ev.Leg = ss.legID
-		}
-	}
-	s.tracer(ev)
 }

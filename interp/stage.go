@@ -140,18 +140,18 @@ func (s *Sim) runWork(ss *session, st *model.Stmt, work float64) bool {
 		if len(stg.svc) < stg.servers {
 			s.fifoStart(stg, ss)
 		} else {
-			s.trace(ss, "queued at", stg.m.Label, work)
+			s.trace(ss, EvStageQueued, stg.m.Label, work)
 			stg.waiting = append(stg.waiting, ss)
 			stg.qwork += work
 		}
 	case model.Delay:
-		s.trace(ss, "started on", stg.m.Label, work)
+		s.traceStage(ss, EvStarted, stg, work)
 		j.start = s.now
 		j.hidx = len(stg.svc)
 		stg.svc = append(stg.svc, ss)
 		s.schedule(s.now+work, evJobDone, 0, ss.gen, ss)
 	case model.PS:
-		s.trace(ss, "started on", stg.m.Label, work)
+		s.traceStage(ss, EvStarted, stg, work)
 		s.psAdvance(stg)
 		stg.seq++
 		j.start, j.tag, j.seq = s.now, stg.v+work, stg.seq
@@ -179,7 +179,7 @@ func (s *Sim) fifoStart(stg *stage, ss *session) {
 	j.hidx = len(stg.svc)
 	stg.svc = append(stg.svc, ss)
 	stg.waitAll.Add(s.now - j.enq)
-	s.trace(ss, "started on", stg.m.Label, j.work)
+	s.traceStage(ss, EvStarted, stg, j.work)
 	s.schedule(s.now+j.work, evJobDone, 0, ss.gen, ss)
 }
 
@@ -189,7 +189,7 @@ func (s *Sim) jobDone(ss *session) {
 	stg := &s.stages[j.stage]
 	stg.dropService(ss)
 	stg.present--
-	s.trace(ss, "finished on", stg.m.Label, j.work)
+	s.traceStage(ss, EvFinished, stg, j.work)
 	s.completed(stg, ss)
 	s.fifoNext(stg)
 	s.stageChanged(stg)
@@ -314,7 +314,7 @@ func (s *Sim) psDone(stg *stage) {
 	ss := stg.heapPop()
 	stg.v = math.Max(stg.v, ss.job.tag)
 	stg.present--
-	s.trace(ss, "finished on", stg.m.Label, ss.job.work)
+	s.traceStage(ss, EvFinished, stg, ss.job.work)
 	s.markStage(stg)
 	s.completed(stg, ss)
 	s.stageChanged(stg)
@@ -356,6 +356,9 @@ func (s *Sim) reschedule() {
 
 // stageObservable reads queue/busy/work/est_* of a stage.
 func (s *Sim) stageObservable(stg *stage, f model.Func) float64 {
+	if f == model.SRunning || f == model.SWaiting {
+		return s.runningWaiting(stg, f)
+	}
 	if stg.eng != nil {
 		return s.engineObservable(stg, f)
 	}

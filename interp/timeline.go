@@ -12,25 +12,36 @@ import (
 // is the state a straight run has after the same number of events
 // ([SameState]), so travelling never changes a result.
 //
-// Checkpoints are spaced by events, and the spacing doubles (every other
-// checkpoint dropped) when there would be more than MaxCheckpoints, so
-// their memory stays bounded on any run length.
+// Checkpoints are spaced by events. Each one's memory is counted as it is
+// made (Checkpoint.Bytes), and the spacing doubles (every other checkpoint
+// dropped) when their memory would pass the budget (SetBudget, by default
+// DefaultCheckpointBudget) or there would be more than MaxCheckpoints of
+// them: their memory stays within the budget on any run length, and a seek
+// costs at most one spacing's events, the spacing the fewest doublings
+// that the budget allows.
 type Timeline struct {
 	sim    *Sim
 	cps    []*Checkpoint // by event count, ascending; cps[0] is the start
 	every  uint64
+	bytes  int64 // the checkpoints' memory (Checkpoint.Bytes summed)
+	budget int64 // the most they may take
 	tracer func(TraceEvent)
+	reach  func(Reach)
 	// Replayed counts the events run again to reach an earlier point, for
 	// benchmarks and tests.
 	Replayed uint64
 }
 
-// Default checkpoint spacing and count. At the seed example's pace (about
-// 2.5 M events a second) a step back replays at most 65,536 events, about
-// 25 ms; a checkpoint costs about 1.5 ms, a few percent of the run.
+// Default checkpoint spacing, memory and count. At the seed example's
+// pace (about 2.5 M events a second) a step back replays at most 65,536
+// events, about 25 ms; a checkpoint costs about 1.5 ms, a few percent of
+// the run, and some 100 KB (the seed at 32/32: 2 MB, so that 256 MB keeps
+// 128 of them). The count bounds the list of a small program's
+// checkpoints, each a few KB.
 const (
-	DefaultCheckpointEvery = 1 << 16
-	MaxCheckpoints         = 256
+	DefaultCheckpointEvery  = 1 << 16
+	DefaultCheckpointBudget = 256 << 20
+	MaxCheckpoints          = 4096
 )
 
 // NewTimeline starts a timeline at s's current state. every ≤ 0 means
@@ -39,10 +50,34 @@ func NewTimeline(s *Sim, every uint64) *Timeline {
 	if every == 0 {
 		every = DefaultCheckpointEvery
 	}
-	tl := &Timeline{sim: s, every: every}
+	tl := &Timeline{sim: s, every: every, budget: DefaultCheckpointBudget}
 	tl.cps = []*Checkpoint{s.Checkpoint()}
-	tl.tracer = s.tracer
+	tl.bytes = tl.cps[0].Bytes()
+	tl.tracer, tl.reach = s.tracer, s.reach
 	return tl
+}
+
+// SetBudget sets the most memory the checkpoints may take, in bytes (≤ 0:
+// DefaultCheckpointBudget), thinning them now if they take more.
+func (tl *Timeline) SetBudget(bytes int64) {
+	if bytes <= 0 {
+		bytes = DefaultCheckpointBudget
+	}
+	tl.budget = bytes
+	tl.keepWithin()
+}
+
+// Bytes is the memory the checkpoints take, as counted when each was made
+// (the copy of the run's state; what checkpoints share with the run, the
+// program and the statistics' full chunks, counts nothing).
+func (tl *Timeline) Bytes() int64 { return tl.bytes }
+
+// keepWithin doubles the spacing while the checkpoints pass the budget or
+// the count (the start and one other are always kept).
+func (tl *Timeline) keepWithin() {
+	for (tl.bytes > tl.budget || len(tl.cps) > MaxCheckpoints) && len(tl.cps) > 2 {
+		tl.thin()
+	}
 }
 
 // Sim is the run at the timeline's current point. It changes after a seek:
@@ -54,6 +89,13 @@ func (tl *Timeline) Sim() *Sim { return tl.sim }
 func (tl *Timeline) SetTracer(f func(TraceEvent)) {
 	tl.tracer = f
 	tl.sim.SetTracer(f)
+}
+
+// SetReach sets the statement hook (Sim.SetReach) of the current run and
+// of every run the timeline resumes.
+func (tl *Timeline) SetReach(f func(Reach)) {
+	tl.reach = f
+	tl.sim.SetReach(f)
 }
 
 // Checkpoints is the number of checkpoints kept.
@@ -71,10 +113,10 @@ func (tl *Timeline) Step() bool {
 // the spacing not checkpointed yet.
 func (tl *Timeline) checkpointIfDue() {
 	if n := tl.sim.events; n%tl.every == 0 && n > tl.cps[len(tl.cps)-1].Events() && tl.sim.err == nil {
-		tl.cps = append(tl.cps, tl.sim.Checkpoint())
-		if len(tl.cps) > MaxCheckpoints {
-			tl.thin()
-		}
+		c := tl.sim.Checkpoint()
+		tl.cps = append(tl.cps, c)
+		tl.bytes += c.Bytes()
+		tl.keepWithin()
 	}
 }
 
@@ -83,9 +125,11 @@ func (tl *Timeline) checkpointIfDue() {
 func (tl *Timeline) thin() {
 	tl.every *= 2
 	kept := tl.cps[:1]
+	tl.bytes = kept[0].Bytes()
 	for _, c := range tl.cps[1:] {
 		if c.Events()%tl.every == 0 {
 			kept = append(kept, c)
+			tl.bytes += c.Bytes()
 		}
 	}
 	for i := len(kept); i < len(tl.cps); i++ {
@@ -162,6 +206,7 @@ func (tl *Timeline) resume(c *Checkpoint) {
 	iters := tl.sim.traceIters
 	tl.sim = c.Resume()
 	tl.sim.SetTracer(tl.tracer)
+	tl.sim.SetReach(tl.reach)
 	tl.sim.traceIters = iters
 }
 

@@ -86,3 +86,35 @@ func TestStepN(t *testing.T) {
 		t.Fatalf("StepN after the end ran %d events", got)
 	}
 }
+
+// TestTimelineBudget: the checkpoints' memory stays within the budget by
+// doubling their spacing (the fewest doublings it allows), each checkpoint
+// counts what its copy took, and a seek still lands on a straight run's
+// state.
+func TestTimelineBudget(t *testing.T) {
+	p := loadExample(t, "pd-disaggregation/llmd_nixl_pull.sq", nil)
+	opt := interp.Options{Horizon: 40, Warmup: 2, Seed: 1}
+	s, _ := interp.New(p, opt)
+	tl := interp.NewTimeline(s, 1000)
+	for tl.Step() {
+	}
+	full, n := tl.Bytes(), tl.Checkpoints()
+	if full <= 0 || n < 10 {
+		t.Fatalf("%d checkpoints of %d bytes", n, full)
+	}
+	s2, _ := interp.New(p, opt)
+	tl2 := interp.NewTimeline(s2, 1000)
+	tl2.SetBudget(full / 3)
+	for tl2.Step() {
+	}
+	if tl2.Bytes() > full/3 || tl2.Every() != 4000 {
+		t.Errorf("budget %d: %d bytes, spacing %d; want at most the budget, spacing 4000 (two doublings)", full/3, tl2.Bytes(), tl2.Every())
+	}
+	tl2.SeekEvent(7777)
+	ref, _ := interp.New(p, opt)
+	for ref.Events() < 7777 && ref.Step() {
+	}
+	if !interp.SameState(tl2.Sim(), ref) {
+		t.Error("a seek under a budget is not at a straight run's state")
+	}
+}

@@ -64,9 +64,8 @@ func (tl *Timeline) fill(s *Sim, before uint64) *Checkpoint {
 	tl.cps = append(tl.cps, nil)
 	copy(tl.cps[i+1:], tl.cps[i:])
 	tl.cps[i] = nc
-	if len(tl.cps) > MaxCheckpoints {
-		tl.thin()
-	}
+	tl.bytes += nc.Bytes()
+	tl.keepWithin()
 	return nc
 }
 
@@ -90,3 +89,8 @@ func (tl *Timeline) SeekTimeBackFilling(t float64) {
 	// past the horizon ends the run).
 	tl.sim.RunUntil(t)
 }
+
+// StepNUntil is StepNEvery stopping before an event after time until (one
+// within the horizon, as RunUntil): at most n events, checkpoints at
+// multiples of k spacings. It returns how many it processed.
+func (tl *Timeline) StepNUntil(n, k uint64, until float64) uint64 { return tl.stepNEvery(n, k, until) }

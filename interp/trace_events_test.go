@@ -33,39 +33,39 @@ func TestTraceStory(t *testing.T) {
 	}
 	got := storyOf(t, s, 2)
 	want := `0.6428 s  session 2 turn 0  arrived
-0.6428 s  session 2 turn 1  observed too_long, 0
-0.6428 s  session 2 turn 1  routed j = 0 (keys 0 (0) · 1 (0))
-0.6428 s  session 2 turn 1  routed i = 0 (keys 0 (1, 0) · 1 (1, 0))
-0.6428 s  session 2 turn 1  admitted at P.reqs[0], 1
-0.6428 s  session 2 turn 1  admitted at P.kv[0], 2864
-0.6428 s  session 2 turn 1  joined prefill on P[0], 2849
-0.6998 s  session 2 turn 1  finished prefill on P[0]
-0.6998 s  session 2 turn 1  released P.reqs[0], 1
-0.6998 s  session 2 turn 1  leased P.kv[0], 2864
-0.6998 s  session 2 turn 1  admitted at D.kv[0], 2864
+0.6428 s  session 2 turn 1  observed too_long = 0
+0.6428 s  session 2 turn 1  routed j = 0 · keys j=0: 0 · j=1: 0
+0.6428 s  session 2 turn 1  routed i = 0 · keys i=0: (1, 0) · i=1: (1, 0)
+0.6428 s  session 2 turn 1  admitted at P.reqs[0] (1 unit)
+0.6428 s  session 2 turn 1  admitted at P.kv[0] (2,864 units)
+0.6428 s  session 2 turn 1  joined P[0] to prefill 2,849 tokens
+0.6998 s  session 2 turn 1  finished its prefill on P[0]
+0.6998 s  session 2 turn 1  released P.reqs[0] (1 unit)
+0.6998 s  session 2 turn 1  leased 2,864 units of P.kv[0]
+0.6998 s  session 2 turn 1  admitted at D.kv[0] (2,864 units)
 0.6998 s  session 2 turn 1  admitted at D.reqs[0]
-0.6998 s  session 2 turn 1  observed remote_tokens, 2849
-0.6998 s  session 2 turn 1  started on D.nic.latency[0], 0.002
-0.7018 s  session 2 turn 1  finished on D.nic.latency[0], 0.002
-0.7018 s  session 2 turn 1  started a flow on P.nic[0] + D.nic[0], 2849
-0.7160 s  session 2 turn 1  lease ended P.kv[0], 0.016245 (2864 units)
-0.7160 s  session 2 turn 1  released P.kv[0], 2864
-0.7160 s  session 2 turn 1  cached at P.kv[0], 2848
-0.7160 s  session 2 turn 1  admitted at D.reqs[0], 1
-0.7160 s  session 2 turn 1  joined prefill on D[0], 1
-0.7162 s  session 2 turn 1  finished prefill on D[0]
-0.7162 s  session 2 turn 1  observed ttft, 0.0734307
-0.7162 s  session 2 turn 1  joined decode on D[0], 205
-0.7585 s  session 2 turn 1  finished decode on D[0]
-0.7585 s  session 2 turn 1  released D.reqs[0], 1
-0.7585 s  session 2 turn 1  released D.kv[0], 3056
-0.7585 s  session 2 turn 1  cached at D.kv[0], 3040
+0.6998 s  session 2 turn 1  observed remote_tokens = 2,849
+0.6998 s  session 2 turn 1  posted its read on D.nic[0]: 2.0 ms of latency
+0.7018 s  session 2 turn 1  its read's 2.0 ms of latency on D.nic[0] is over
+0.7018 s  session 2 turn 1  started a transfer of 2,849 units on P.nic[0] + D.nic[0]
+0.7160 s  session 2 turn 1  its lease on P.kv[0] ended after 16.2 ms (2,864 units)
+0.7160 s  session 2 turn 1  released P.kv[0] (2,864 units)
+0.7160 s  session 2 turn 1  cached 2,848 units at P.kv[0]
+0.7160 s  session 2 turn 1  admitted at D.reqs[0] (1 unit)
+0.7160 s  session 2 turn 1  joined D[0] to prefill 1 token
+0.7162 s  session 2 turn 1  finished its prefill on D[0]
+0.7162 s  session 2 turn 1  observed ttft = 0.07343
+0.7162 s  session 2 turn 1  joined D[0] to decode 205 tokens
+0.7585 s  session 2 turn 1  finished its decode on D[0]
+0.7585 s  session 2 turn 1  released D.reqs[0] (1 unit)
+0.7585 s  session 2 turn 1  released D.kv[0] (3,056 units)
+0.7585 s  session 2 turn 1  cached 3,040 units at D.kv[0]
 0.7585 s  session 2 turn 1  released D.reqs[0]
-0.7585 s  session 2 turn 1  observed lease, 0.016245
-0.7585 s  session 2 turn 1  observed remote, 1
-0.7585 s  session 2 turn 1  observed response, 0.115644
-0.7585 s  session 2 turn 1  started on tool, 0.587678
-1.3461 s  session 2 turn 1  finished on tool, 0.587678
+0.7585 s  session 2 turn 1  observed lease = 0.01624
+0.7585 s  session 2 turn 1  observed remote = 1
+0.7585 s  session 2 turn 1  observed response = 0.1156
+0.7585 s  session 2 turn 1  started on tool (work 0.5877)
+1.3461 s  session 2 turn 1  finished on tool (work 0.5877)
 `
 	if got != want {
 		t.Errorf("story of session 2:\n%s\nwant:\n%s", got, want)
@@ -91,14 +91,14 @@ func TestTraceFifoQueued(t *testing.T) {
 	}
 	want := `0.0000 s  session 0 turn 0  arrived
 0.0000 s  session 1 turn 0  arrived
-0.0000 s  session 0 turn 1  started on svc, 2
-0.0000 s  session 1 turn 1  queued at svc, 2
-2.0000 s  session 0 turn 1  finished on svc, 2
-2.0000 s  session 1 turn 1  started on svc, 2
-2.0000 s  session 0 turn 1  observed response, 2
+0.0000 s  session 0 turn 1  started on svc (work 2)
+0.0000 s  session 1 turn 1  queued at svc (work 2)
+2.0000 s  session 0 turn 1  finished on svc (work 2)
+2.0000 s  session 1 turn 1  started on svc (work 2)
+2.0000 s  session 0 turn 1  observed response = 2
 2.0000 s  session 0 turn 1  ended
-4.0000 s  session 1 turn 1  finished on svc, 2
-4.0000 s  session 1 turn 1  observed response, 4
+4.0000 s  session 1 turn 1  finished on svc (work 2)
+4.0000 s  session 1 turn 1  observed response = 4
 4.0000 s  session 1 turn 1  ended
 `
 	if got := b.String(); got != want {
@@ -116,7 +116,7 @@ func TestTraceIterations(t *testing.T) {
 		s.TraceIterations(on)
 		n = 0
 		s.SetTracer(func(e interp.TraceEvent) {
-			if e.What == "iteration on" {
+			if e.Kind == interp.EvIteration {
 				if n == 0 {
 					first = e.String()
 				}
@@ -129,7 +129,7 @@ func TestTraceIterations(t *testing.T) {
 			t.Fatalf("%d iterations traced without TraceIterations", n)
 		}
 	}
-	if want := "0.0000 s  iteration on P[0], 0.02952 (batch of 1: 1476 prefill tokens, 0 decode(s), 1476 tokens)"; n == 0 || first != want {
+	if want := "0.0000 s  P[0] iterates for 29.5 ms: a batch of 1, 1,476 prefill tokens, 0 decodes, 1,476 tokens in all"; n == 0 || first != want {
 		t.Errorf("%d iterations traced, the first %q, want %q", n, first, want)
 	}
 }

@@ -255,11 +255,84 @@ var poolFuncs = map[string]model.Func{"used": model.PUsed, "free": model.PFree, 
 var queryPoolFuncs = map[string]model.Func{"leases": model.PLeases, "oldest_lease": model.PLeaseAge,
 	"expired": model.PExpired, "late_reads": model.PLate}
 
+// queryOnlyFuncs are the debugger's built-ins known only in a debugger
+// expression (elsewhere they are undefined, as before): the pool counts
+// the panes show, an engine's running and waiting requests, and an
+// observe's running statistics.
+var queryOnlyFuncs = map[string]struct {
+	fn   model.Func
+	op   model.ExprOp
+	kind resKind // resPool or resStage; an observe for EObsAgg
+}{
+	"parked": {model.PParked, model.EPool, resPool}, "preempted": {model.PPreempted, model.EPool, resPool},
+	"evicted": {model.PEvicted, model.EPool, resPool}, "leased": {model.PLeased, model.EPool, resPool},
+	"running": {model.SRunning, model.EStage, resStage}, "waiting": {model.SWaiting, model.EStage, resStage},
+	"mean": {model.OMean, model.EObsAgg, 0}, "count": {model.OCount, model.EObsAgg, 0}, "last": {model.OLast, model.EObsAgg, 0},
+}
+
+// QueryFuncs are the names of the debugger's built-in functions, for a
+// front end's completion.
+func QueryFuncs() []string {
+	out := sortedKeys(queryOnlyFuncs)
+	for k := range queryPoolFuncs {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// queryCall lowers a call of a debugger-only built-in; ok is false for
+// another name.
+func (l *lowerer) queryCall(c *syntax.Call, sc *scope) (*model.Expr, bool) {
+	f, known := queryOnlyFuncs[c.Func]
+	if !known || sc.mom != momQuery || l.defs[c.Func] != nil {
+		return nil, false
+	}
+	if f.op != model.EObsAgg {
+		return l.observable(c, sc, f.op, f.fn, f.kind), true
+	}
+	var n *syntax.Name
+	if len(c.Args) == 1 {
+		n = nameOf(c.Args[0])
+	}
+	if n == nil || n.Index != nil || len(n.Path) > 0 {
+		l.errorf(c.Pos, "`%s` takes the name of an observe", c.Func)
+		return model.Num(0), true
+	}
+	slot, ok := l.observes[n.Name]
+	if !ok {
+		suggest(l.errorf(n.Pos, "`%s` is no observe of the program", n.Name), n.Name, sortedKeys(l.observes))
+		return model.Num(0), true
+	}
+	return &model.Expr{Op: model.EObsAgg, Fn: f.fn, Slot: slot, Name: n.Name}, true
+}
+
+// queryName lowers a name a debugger expression knows beyond the
+// program's own: a gauge (its expression) or an observe (its running
+// mean); ok is false for another.
+func (l *lowerer) queryName(n *syntax.Name, sc *scope) (*model.Expr, bool) {
+	if sc.mom != momQuery {
+		return nil, false
+	}
+	for i := range l.prog.Gauges {
+		if g := &l.prog.Gauges[i]; g.Name == n.Name && g.Expr != nil {
+			return g.Expr, true
+		}
+	}
+	if slot, ok := l.observes[n.Name]; ok {
+		return &model.Expr{Op: model.EObsAgg, Fn: model.OMean, Slot: slot, Name: n.Name}, true
+	}
+	return nil, false
+}
+
 var claimFuncs = map[string]bool{"total": true, "count": true, "largest": true, "smallest": true, "prefix_total": true}
 
 // call lowers a call: of a built-in function, an observable, a device's
 // time resource, or an expression def.
 func (l *lowerer) call(c *syntax.Call, sc *scope) (*model.Expr, typ) {
+	if x, ok := l.queryCall(c, sc); ok {
+		return x, nil
+	}
 	switch name := c.Func; {
 	case name == "cost":
 		return l.costCall(c, sc)
@@ -300,6 +373,9 @@ func (l *lowerer) call(c *syntax.Call, sc *scope) (*model.Expr, typ) {
 	}
 	names := append(sortedKeys(l.defs), "min", "max", "abs", "floor", "ceil", "sqrt", "exp", "ln", "pow",
 		"queue", "busy", "work", "used", "free", "cachedin", "holders", "queued", "budget_left", "cost", "blocksize")
+	if sc.mom == momQuery {
+		names = append(names, QueryFuncs()...)
+	}
 	suggest(l.errorf(c.Pos, "undefined function `%s`", c.Func), c.Func, names)
 	return model.Num(0), nil
 }
@@ -790,6 +866,9 @@ func (l *lowerer) ident(n *syntax.Name, sc *scope) (*model.Expr, typ) {
 	if sc.from != nil && name == sc.from.name {
 		l.undefined(n, sc)
 		return model.Num(0), nil
+	}
+	if x, ok := l.queryName(n, sc); ok {
+		return x, nil
 	}
 	// Attributes.
 	if sc.side == sideEntry && sc.q != nil {

@@ -15,8 +15,19 @@ func (l *lowerer) visibleNames(sc *scope) []string {
 	for k := range l.consts {
 		names = append(names, k)
 	}
-	for k := range l.attrs {
-		names = append(names, k)
+	if sc.mom == momQuery {
+		// a debugger expression reads no attribute, and reads the
+		// program's gauges and observes by name
+		for _, g := range l.prog.Gauges {
+			names = append(names, g.Name)
+		}
+		for k := range l.observes {
+			names = append(names, k)
+		}
+	} else {
+		for k := range l.attrs {
+			names = append(names, k)
+		}
 	}
 	for v := sc.vars; v != nil; v = v.up {
 		for k := range v.m {

@@ -93,6 +93,16 @@ const (
 	PLeaseAge // age of a pool's oldest live lease, 0 if none
 	PExpired  // leases of a pool that expired so far
 	PLate     // reads of a pool's leases after they expired, so far
+	// The counts serq tui's panes show, as built-ins of the same names.
+	PParked    // holders of a pool that are not residents of its engine
+	PPreempted // requests a pool preempted since t = 0 (warm-up or not)
+	PEvicted   // cache entries evicted from a pool since t = 0
+	PLeased    // units of a pool held by live leases
+	SRunning   // an engine's residents (another stage: jobs in service)
+	SWaiting   // requests queued at the pools an engine admits (another stage: jobs waiting)
+	OMean      // an observe's running mean (after warm-up), NaN before a sample
+	OCount     // an observe's samples (after warm-up)
+	OLast      // an observe's last sample (after warm-up), NaN before one
 )
 
 var funcNames = [...]string{"", "min", "max", "abs", "floor", "ceil", "sqrt", "exp", "ln", "pow",
@@ -100,7 +110,8 @@ var funcNames = [...]string{"", "min", "max", "abs", "floor", "ceil", "sqrt", "e
 	"queue", "busy", "work", "est_lambda", "est_rho", "est_wait",
 	"used", "free", "cachedin", "holders", "queued",
 	"total", "count", "largest", "smallest", "prefix_total",
-	"leases", "oldest_lease", "expired", "late_reads"}
+	"leases", "oldest_lease", "expired", "late_reads",
+	"parked", "preempted", "evicted", "leased", "running", "waiting", "mean", "count", "last"}
 
 func (f Func) String() string { return funcNames[f] }
 

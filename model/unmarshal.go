@@ -102,7 +102,7 @@ func (o *ExprOp) UnmarshalText(text []byte) error {
 // UnmarshalText reads a function name. "exp" is both the pure function
 // and the distribution; it reads as [FExp], and [Expr.UnmarshalJSON]
 // makes it [DExp] under a draw. The debugger's built-ins (PLeases and
-// PLeaseAge) are no part of a program, so the IR does not know them.
+// after) are no part of a program, so the IR does not know them.
 func (f *Func) UnmarshalText(text []byte) error {
 	i, err := enumText(funcNames[:PLeases], text, "fn", "function")
 	*f = Func(i)

@@ -392,6 +392,11 @@ func TestValidate(t *testing.T) {
 			"ir: server.stmts[1].lease: lease 2 names no pool of the hold (1 to 1, or 0 for none)"},
 		{"lease without duration", func(p *model.Program) { p.Server.Stmts[1].LeaseFor = nil },
 			"ir: server.stmts[1].lease_for: missing: a lease needs its duration"},
+		{"prefix segment without length", func(p *model.Program) {
+			p.Server.Stmts[2].Prefix = []model.Segment{{Key: num(1), Length: num(8)}, {Key: num(2)}}
+		}, "ir: server.stmts[2].prefix[1].length: missing expression"},
+		{"prefix segment without key", func(p *model.Program) { p.Server.Stmts[2].Prefix = []model.Segment{{Length: num(8)}} },
+			"ir: server.stmts[2].prefix[0].key: missing expression"},
 		{"cache without length", func(p *model.Program) { p.Server.Stmts[2].Cache = nil },
 			"ir: server.stmts[2].cache: missing: a hold with has_cache needs its cache length"},
 		{"release without pool", func(p *model.Program) { p.Server.Stmts[3].Pool = nil },

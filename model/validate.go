@@ -785,6 +785,11 @@ func (v *validator) hold(path string, st *Stmt) {
 	if st.Reuse != nil {
 		v.expr(dot(path, "reuse"), st.Reuse, scStmt)
 	}
+	for k := range st.Prefix {
+		spath := at(dot(path, "prefix"), k)
+		v.expr(dot(spath, "key"), st.Prefix[k].Key, scStmt)
+		v.expr(dot(spath, "length"), st.Prefix[k].Length, scStmt)
+	}
 	if st.HasCache {
 		if st.Cache == nil {
 			v.failf(dot(path, "cache"), "missing: a hold with has_cache needs its cache length")

@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/serq/serq/debugger"
 	"github.com/serq/serq/interp"
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
@@ -45,7 +46,7 @@ var benchOpts = interp.Options{Horizon: 2000, Seed: 1}
 func benchDriver(b *testing.B) *driver {
 	b.Helper()
 	p, _ := benchSeed(b)
-	d, err := newDriver(p, benchOpts, checkpointEvery)
+	d, err := newDriver(p, benchOpts, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func BenchmarkCheckpointMemory(b *testing.B) {
 		}
 		plain := heap() - base
 		s2, _ := interp.New(p, benchOpts)
-		tl := interp.NewTimeline(s2, checkpointEvery)
+		tl := interp.NewTimeline(s2, 0)
 		for tl.Step() {
 		}
 		withCps := heap() - base - plain
@@ -116,25 +117,25 @@ func BenchmarkCheckpointMemory(b *testing.B) {
 // run loop does, with the log, samples and checkpoints), without and with a
 // breakpoint that never holds.
 func BenchmarkRun(b *testing.B) {
-	p, _ := benchSeed(b)
-	brk, err := lang.CompileQuery(p, "used(D[0].kv) > 1e9")
-	if err != nil {
-		b.Fatal(err)
-	}
 	for _, tt := range []struct {
-		name   string
-		breaks []breakpoint
+		name string
+		brk  bool
 	}{
-		{"nobreak", nil},
-		{"break", []breakpoint{{id: 1, kind: breakExpr, src: "used(D[0].kv) > 1e9", expr: brk}}},
+		{"nobreak", false},
+		{"break", true},
 	} {
 		b.Run(tt.name, func(b *testing.B) {
 			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				d := benchDriver(b)
-				f := d.do(request{kind: reqSlice, dt: 200, view: viewReq{breaks: tt.breaks, why: noSession, follow: noSession}})
-				if f.hit != "" || f.snap.Time != 200 {
-					b.Fatalf("stopped at %g: %s", f.snap.Time, f.hit)
+				if tt.brk {
+					if _, err := d.dbg.Create(debugger.Spec{Kind: debugger.BreakExpr, Expr: "used(D[0].kv) > 1e9"}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				f := d.do(request{kind: reqSlice, dt: 200, view: viewReq{why: noSession, follow: noSession}})
+				if f.stop.Hit != nil || f.snap.Time != 200 {
+					b.Fatalf("stopped at %g: %+v", f.snap.Time, f.stop)
 				}
 			}
 			// CPU time is steadier than the wall clock on a shared machine.
@@ -169,7 +170,7 @@ func BenchmarkGotoForward(b *testing.B) {
 		c0 = cpuTime()
 		f := d.do(request{kind: reqSeekTime, dt: 1900, view: noView})
 		again += cpuTime() - c0
-		if f.snap.Time != 1900 || len(f.samples) != historyCols {
+		if f.snap.Time != 1900 || len(f.samples) != 256 {
 			b.Fatalf("the second goto: t %g, %d chart samples; want a jump to 1900", f.snap.Time, len(f.samples))
 		}
 	}
@@ -186,7 +187,7 @@ func BenchmarkQuietSeekBack(b *testing.B) {
 	for _, pct := range []uint64{10, 50} {
 		b.Run(fmt.Sprintf("%d%%", pct), func(b *testing.B) {
 			d := benchDriver(b)
-			for !d.sim().Done() {
+			for !d.dbg.Done() {
 				d.do(request{kind: reqBatch, dt: 1e9, quiet: true, view: viewReq{why: noSession, follow: noSession}})
 			}
 			b.ResetTimer()

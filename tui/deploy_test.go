@@ -63,11 +63,11 @@ func TestDeployPaneToggle(t *testing.T) {
 		t.Errorf("6 again: shown %v, focus %d; want the pane hidden and the focus on the log", m.shown[paneDeploy], m.focus)
 	}
 	hs.press("12345")
-	if v := m.View(); !strings.Contains(v, "every pane is hidden: press 1…6 to show one") {
+	if v := m.View(); !strings.Contains(v, "every pane is hidden: press 1…8 to show one") {
 		t.Errorf("all hidden: view\n%s", v)
 	}
 	hs.press("?")
-	if v := m.View(); !strings.Contains(v, "deployment figure") {
+	if v := m.View(); !strings.Contains(v, "deployment") {
 		t.Errorf("?: the full help lacks the 6 key:\n%s", v)
 	}
 }

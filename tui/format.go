@@ -8,34 +8,14 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/serq/serq/interp"
 )
 
-// fmtCount writes a whole number with thousands separators (1,488), any
-// other number with four significant digits, NaN as "–".
-func fmtCount(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "–"
-	case math.IsInf(x, 1):
-		return "inf"
-	case math.IsInf(x, -1):
-		return "-inf"
-	case x != math.Trunc(x) || math.Abs(x) >= 1e15:
-		return strconv.FormatFloat(x, 'g', 4, 64)
-	}
-	s := strconv.FormatInt(int64(math.Abs(x)), 10)
-	var b strings.Builder
-	if x < 0 {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+// fmtCount writes a number as the log does (interp.WordNum): a whole
+// number with thousands separators (1,488), any other with four
+// significant digits below 1,000 and rounded above, NaN as "–".
+func fmtCount(x float64) string { return interp.WordNum(x) }
 
 // fmtValue writes a gauge or mean: four significant digits, NaN as "–".
 func fmtValue(x float64) string {
@@ -48,26 +28,9 @@ func fmtValue(x float64) string {
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }
 
-// fmtDur writes a duration in seconds with a unit that keeps it short:
+// fmtDur writes a duration in seconds as the log does (interp.WordDur):
 // 412 µs, 9.4 ms, 2.31 s, 1234 s.
-func fmtDur(s float64) string {
-	a := math.Abs(s)
-	switch {
-	case math.IsNaN(s):
-		return "–"
-	case math.IsInf(s, 0):
-		return "inf"
-	case a == 0:
-		return "0 s"
-	case a < 1e-3:
-		return fmt.Sprintf("%.0f µs", s*1e6)
-	case a < 1:
-		return fmt.Sprintf("%.1f ms", s*1e3)
-	case a < 100:
-		return fmt.Sprintf("%.2f s", s)
-	}
-	return fmt.Sprintf("%.0f s", s)
-}
+func fmtDur(s float64) string { return interp.WordDur(s) }
 
 // fmtSpan writes a slice length or a speed factor exactly enough to tell
 // two powers of two apart: 100 ms, 1.6 s, 0.78 ms.
@@ -144,6 +107,14 @@ func fit(s string, w int) string {
 	}
 	if n := lipgloss.Width(s); n < w {
 		s += strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// padRight left-aligns s in w cells.
+func padRight(s string, w int) string {
+	if n := lipgloss.Width(s); n < w {
+		return s + strings.Repeat(" ", w-n)
 	}
 	return s
 }

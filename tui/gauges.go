@@ -2,29 +2,38 @@ package tui
 
 import (
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/NimbleMarkets/ntcharts/sparkline"
 
+	"github.com/serq/serq/debugger"
 	"github.com/serq/serq/model"
 )
 
-// gaugesPane draws an ntcharts sparkline per trend of the run, over
-// simulated time from 0 to now, each column the time average of its span:
-// first the coupling's automatic series (per leasing pool its leased units
-// and its oldest lease's age, per engine memory pool its used units and
-// its queue), then each `gauge` of the program, then the running mean of
-// each observe. Values come from every frame and from the samples the
-// driver takes while it runs many events, so a chart has a history however
-// the run was stepped. Each row ends with the value now and the chart's
-// scale: a pool's units against its cap, other charts from their least to
-// their greatest column.
+// gaugesPane is the Trends pane: an ntcharts sparkline per trend of the
+// run, over simulated time from 0 to now, each column the time average of
+// its span: first the coupling's automatic series (per leasing pool its
+// leased units and its oldest lease's age, per engine memory pool its used
+// units and the requests waiting to enter its engine, at any of the pools
+// it admits), then each `gauge` of the program, then the running mean of
+// each observe. A tour or :trends picks the rows shown and their order.
+// Values come from every frame and from the samples the service takes
+// while it runs many events (bounded: series merge their bins as the run
+// grows), so a chart has a history however the run was stepped. Each row
+// ends with the value now and the chart's scale: from the least to the
+// greatest of its columns and its value now (a pool's units against its
+// cap). A narrow pane drops the scale, then shortens the labels, to keep
+// its sparklines.
 //
 // A chart is drawn again only when its columns change: ntcharts draws a
 // canvas cell by cell, which costs more than the rest of the screen.
 type gaugesPane struct {
 	st     *Styles
 	rows   []*gaugeRow
+	order  []int // the rows shown, in order (a tour's or :trends'); nil: all
+	scaleW int   // the scale column, 0 when dropped
 	w, h   int
 	labelW int
 	sparkW int
@@ -64,12 +73,13 @@ const (
 	fieldLeased poolField = iota
 	fieldOldest
 	fieldUsed
-	fieldQueued
+	fieldWaiting
 )
 
 const (
-	valueW = 10 // the value column
-	scaleW = 13 // the scale column
+	valueW   = 10 // the value column
+	scaleW   = 13 // the scale column
+	minSpark = 10 // the narrowest sparkline worth drawing before dropping the scale
 )
 
 func newGaugesPane(st *Styles, p *model.Program, warmup float64) *gaugesPane {
@@ -94,9 +104,10 @@ func newGaugesPane(st *Styles, p *model.Program, warmup float64) *gaugesPane {
 	}
 	for _, i := range engine {
 		label := p.Pools[i].Label
+		eng := p.Stages[p.Pools[i].MemoryOf].Label
 		gp.rows = append(gp.rows,
 			&gaugeRow{name: label + " used", gauge: -1, observe: -1, pool: i, field: fieldUsed, cap: poolCap(p, i)},
-			&gaugeRow{name: label + " queue", gauge: -1, observe: -1, pool: i, field: fieldQueued})
+			&gaugeRow{name: eng + " waiting", gauge: -1, observe: -1, pool: i, field: fieldWaiting})
 	}
 	for i, g := range p.Gauges {
 		gp.rows = append(gp.rows, &gaugeRow{name: g.Name, gauge: i, observe: -1, pool: -1})
@@ -110,6 +121,47 @@ func newGaugesPane(st *Styles, p *model.Program, warmup float64) *gaugesPane {
 	}
 	gp.labelW = min(gp.labelW, 18)
 	return gp
+}
+
+// row is the index of the row named, -1 if none.
+func (p *gaugesPane) row(name string) int {
+	for i, r := range p.rows {
+		if r.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// rowNames are the rows' names, in the pane's order.
+func (p *gaugesPane) rowNames() []string {
+	out := make([]string, len(p.rows))
+	for i, r := range p.rows {
+		out[i] = r.name
+	}
+	return out
+}
+
+// pick shows these rows in this order (nil: every row).
+func (p *gaugesPane) pick(rows []int) {
+	w, h := p.w, p.h
+	p.order = rows
+	p.w, p.h = -1, -1
+	if w > 0 {
+		p.setSize(w, h) // lay the rows out again
+	}
+}
+
+// visible are the rows shown, in order.
+func (p *gaugesPane) visible() []*gaugeRow {
+	if p.order == nil {
+		return p.rows
+	}
+	out := make([]*gaugeRow, len(p.order))
+	for i, k := range p.order {
+		out[i] = p.rows[k]
+	}
+	return out
 }
 
 // enginePools are the pools that are an engine's memory.
@@ -138,12 +190,27 @@ func (p *gaugesPane) setSize(w, h int) {
 		return
 	}
 	p.w, p.h = w, h
-	p.sparkW = w - p.labelW - valueW - scaleW - 3
+	for _, r := range p.rows {
+		p.labelW = max(p.labelW, len(r.name))
+	}
+	p.labelW = min(p.labelW, 18)
+	// A narrow pane drops the scale, then shortens the labels, before it
+	// drops the sparklines.
+	p.scaleW = scaleW
+	p.sparkW = w - p.labelW - valueW - p.scaleW - 3
+	if p.sparkW < minSpark {
+		p.scaleW = 0
+		p.sparkW = w - p.labelW - valueW - 2
+	}
+	if p.sparkW < minSpark {
+		p.labelW = max(8, w-valueW-2-minSpark)
+		p.sparkW = w - p.labelW - valueW - 2
+	}
 	if p.sparkW < 4 {
 		p.sparkW = 0
 	}
 	p.sparkH = 1
-	if n := len(p.rows); n > 0 {
+	if n := len(p.visible()); n > 0 {
 		p.sparkH = max(1, min(3, (h-1)/n))
 	}
 	for _, r := range p.rows {
@@ -171,36 +238,36 @@ func (p *gaugesPane) setFrame(f *frameMsg) {
 	}
 	for _, sm := range f.samples {
 		for _, r := range p.rows {
-			r.hist.add(sm.t, r.pick(&sm))
+			r.hist.add(sm.T, r.pick(&sm))
 		}
 	}
-	cur := sampleOf(f.snap)
+	cur := f.trends
 	for _, r := range p.rows {
 		r.value = r.pick(&cur)
-		r.hist.add(cur.t, r.value)
+		r.hist.add(cur.T, r.value)
 	}
 	p.now = f.snap.Time
 	p.redraw()
 }
 
 // pick returns the row's value among a sample's.
-func (r *gaugeRow) pick(sm *sample) float64 {
+func (r *gaugeRow) pick(sm *debugger.Sample) float64 {
 	switch {
-	case r.gauge >= 0 && r.gauge < len(sm.gauges):
-		return sm.gauges[r.gauge]
-	case r.observe >= 0 && r.observe < len(sm.means):
-		return sm.means[r.observe]
-	case r.pool >= 0 && r.pool < len(sm.pools):
-		ps := sm.pools[r.pool]
+	case r.gauge >= 0 && r.gauge < len(sm.Gauges):
+		return sm.Gauges[r.gauge]
+	case r.observe >= 0 && r.observe < len(sm.Means):
+		return sm.Means[r.observe]
+	case r.pool >= 0 && r.pool < len(sm.Pools):
+		ps := sm.Pools[r.pool]
 		switch r.field {
 		case fieldLeased:
-			return ps.leased
+			return ps.Leased
 		case fieldOldest:
-			return ps.oldest
+			return ps.Oldest
 		case fieldUsed:
-			return ps.used
-		case fieldQueued:
-			return ps.queued
+			return ps.Used
+		case fieldWaiting:
+			return ps.Waiting
 		}
 	}
 	return math.NaN()
@@ -215,7 +282,7 @@ func (p *gaugesPane) redraw() {
 	}
 	p.end = chartEnd(p.now)
 	levels := 8 * p.sparkH
-	for _, r := range p.rows {
+	for _, r := range p.visible() {
 		cols := r.hist.columns(p.sparkW, p.end, p.now)
 		// Columns after now have no value yet.
 		for i := range cols {
@@ -237,6 +304,11 @@ func (p *gaugesPane) redraw() {
 		if math.IsInf(lo, 1) {
 			lo, hi = 0, 0
 		}
+		// the scale holds the value now too, which a column's time
+		// average may not reach
+		if !math.IsNaN(r.value) {
+			lo, hi = math.Min(lo, r.value), math.Max(hi, r.value)
+		}
 		top := hi
 		if top <= 0 {
 			top = 1
@@ -248,7 +320,7 @@ func (p *gaugesPane) redraw() {
 		for i, c := range cols {
 			q[i] = int(math.Round(c / top * float64(levels)))
 		}
-		if r.fresh && top == r.top && equalInts(q, r.drawn) {
+		if r.fresh && top == r.top && slices.Equal(q, r.drawn) {
 			continue
 		}
 		r.drawn, r.top, r.fresh = q, top, true
@@ -263,6 +335,16 @@ func (p *gaugesPane) redraw() {
 // scaleNum writes a count of units rounded, in three digits: 16, 812,
 // 5.28k, 160k, 1.5M.
 func scaleNum(x float64) string { return siCount(math.Round(x), 1e3, fmtValue) }
+
+// scaleValue is a bound of a row's scale that is not a pool's units: two
+// significant digits below 10 (a column is a time average: a count of
+// waiting requests averages 0.075, not 0.07492), else as scaleNum.
+func scaleValue(x float64) string {
+	if math.IsNaN(x) || math.Abs(x) >= 10 || x == math.Trunc(x) {
+		return scaleNum(x)
+	}
+	return strconv.FormatFloat(x, 'g', 2, 64)
+}
 
 // chartEnd is the time the charts end at: 1, 2 or 5 times a power of ten
 // seconds, the first not before now, so the columns keep their spans (and
@@ -280,25 +362,13 @@ func chartEnd(now float64) float64 {
 	return 10 * e
 }
 
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // scale is the row's scale: the chart runs from 0 (or its least column,
 // if below) to its greatest column; for a pool's units, against the cap.
 func (r *gaugeRow) scale() string {
 	if r.cap > 0 {
 		return scaleNum(math.Min(0, r.lo)) + "–" + scaleNum(r.scaleHi) + "/" + scaleNum(r.cap)
 	}
-	f := fmtValue
+	f := scaleValue
 	if r.dur {
 		f = fmtDur
 	}
@@ -311,7 +381,7 @@ func (p *gaugesPane) lines() []string {
 		return []string{st.Dim.Render("no trend: the program has no leasing or engine pool, gauge or observe")}
 	}
 	var out []string
-	for _, r := range p.rows {
+	for _, r := range p.visible() {
 		val := fmtValue(r.value)
 		if r.dur {
 			val = fmtDur(r.value)
@@ -337,7 +407,11 @@ func (p *gaugesPane) lines() []string {
 			if i == 0 {
 				l, v, sc = label, val, r.scale()
 			}
-			out = append(out, l+" "+fit(line, p.sparkW)+" "+padLeft(v, valueW)+" "+st.Dim.Render(fit(sc, scaleW)))
+			row := l + " " + fit(line, p.sparkW) + " " + padLeft(v, valueW)
+			if p.scaleW > 0 {
+				row += " " + st.Dim.Render(fit(sc, p.scaleW))
+			}
+			out = append(out, row)
 		}
 	}
 	if p.sparkW > 0 {

@@ -10,7 +10,7 @@ import (
 )
 
 // whyPane explains what a session waits for, following the chain to its
-// end (interp's Why), in the program's own names.
+// end (the service's typed why-chain), worded here (whyWords).
 type whyPane struct {
 	paneBase
 	serial uint64
@@ -28,7 +28,7 @@ func (p *whyPane) title() string {
 func (p *whyPane) lines() []string {
 	st := p.st
 	if p.serial == noSession {
-		return []string{st.Dim.Render("select a lease (↑/↓ in the Leases pane) and press enter, or :why N")}
+		return []string{st.Dim.Render("select a lease (↑/↓ in the Leases pane) and press enter, a log line and w, or :why N")}
 	}
 	if p.frame == nil {
 		return nil
@@ -39,16 +39,16 @@ func (p *whyPane) lines() []string {
 	var out []string
 	for _, l := range p.frame.why {
 		mark := "→ "
-		if l.depth == 0 {
+		if l.Depth == 0 {
 			mark = ""
 		}
-		out = append(out, strings.Repeat("  ", l.depth)+mark+l.text)
+		out = append(out, strings.Repeat("  ", l.Depth)+mark+whyWords(l, p.frame.snap.Time))
 	}
 	return out
 }
 
-// sessionPane follows one session: its story from the traced events (in
-// the log's history) and where it is in the program now.
+// sessionPane follows one session: where it is in the program now and its
+// story from the traced events of the log's window.
 type sessionPane struct {
 	paneBase
 	serial uint64
@@ -68,7 +68,7 @@ func (p *sessionPane) title() string {
 func (p *sessionPane) lines() []string {
 	st := p.st
 	if p.serial == noSession {
-		return []string{st.Dim.Render("f follows the selected lease's session, or :follow N")}
+		return []string{st.Dim.Render("f follows the selected lease's session (or the log line's), or :follow N")}
 	}
 	f := p.frame
 	if f == nil {
@@ -77,15 +77,15 @@ func (p *sessionPane) lines() []string {
 	var out []string
 	// Where it is now.
 	if s := f.sess; s != nil {
-		out = append(out, st.Label.Render("now")+fmt.Sprintf(" turn %d · waits: %s", s.turn, orDash(s.waits)))
-		out = append(out, "  at "+posLine(s.pos, srcAt(f.src, 0)))
-		if r := s.run; r != nil {
-			out = append(out, fmt.Sprintf("  %s on %s: %s of %s tokens done, %s left", r.Mode, r.Engine,
-				fmtCount(r.Tokens-r.Left), fmtCount(r.Tokens), fmtCount(r.Left)))
+		out = append(out, st.Label.Render("now")+fmt.Sprintf(" turn %d · waits: %s", s.Turn, orDash(s.Waits)))
+		out = append(out, "  at "+posLine(s.Pos, srcAt(f.src, 0)))
+		if r := s.Run; r != nil {
+			out = append(out, fmt.Sprintf("  %s on %s: %s of %s done, %s left", r.Mode, r.Engine,
+				fmtCount(r.Tokens-r.Left), tokensWords(r.Tokens), tokensWords(r.Left)))
 		}
-		for i, l := range s.legs {
-			out = append(out, fmt.Sprintf("  leg %d waits: %s", l.leg, orDash(l.waits)))
-			out = append(out, "    at "+posLine(l.pos, srcAt(f.src, i+1)))
+		for i, l := range s.Legs {
+			out = append(out, fmt.Sprintf("  leg %d waits: %s", l.Leg, orDash(l.Waits)))
+			out = append(out, "    at "+posLine(l.Pos, srcAt(f.src, i+1)))
 		}
 	} else {
 		out = append(out, st.Dim.Render(fmt.Sprintf("session %d is not live now", p.serial)))
@@ -93,51 +93,53 @@ func (p *sessionPane) lines() []string {
 	for _, ps := range f.snap.Pools {
 		for _, l := range ps.Leases {
 			if l.Session == p.serial {
-				out = append(out, fmt.Sprintf("  lease %s tok of %s since %.4f s, age %s", fmtCount(l.Units), ps.Label, l.Start, fmtDur(l.Age)))
+				out = append(out, fmt.Sprintf("  lease of %s on %s since %s, age %s", unitsWords(l.Units), ps.Label, fmtStart(l.Start), fmtDur(l.Age)))
 			}
 		}
 	}
 	for _, s := range f.snap.Stages {
 		for _, fl := range s.Flows {
 			if fl.Session == p.serial {
-				out = append(out, fmt.Sprintf("  flow on %s at %s/s, %s left", s.Label, fmtCount(round(fl.Rate)), fmtCount(round(fl.Remaining))))
+				out = append(out, fmt.Sprintf("  transfer on %s at %s units/s, %s left", s.Label, fmtRate(fl.Rate), unitsWords(roundTo(fl.Remaining))))
 			}
 		}
 	}
 	// Its story, oldest first.
-	out = append(out, st.Label.Render("story")+st.Dim.Render(" (from the log's history)"))
+	head := st.Label.Render("story") + st.Dim.Render(" (the log's)")
+	if !f.log.Complete && f.log.Len() > 0 {
+		head += st.Dim.Render(fmt.Sprintf(" · from t %s: :earlier loads more", fmtStart(f.log.At(0).Time)))
+	}
+	out = append(out, head)
 	n := 0
-	for i := 0; i < f.log.len(); i++ {
-		e := f.log.at(i)
+	for i := 0; i < f.log.Len(); i++ {
+		e := f.log.At(i)
 		if e.System || e.Session != p.serial {
 			continue
 		}
 		n++
-		out = append(out, "  "+storyText(e))
+		// a hold's admissions at once, one line as in the log
+		es := []*interp.TraceEvent{e}
+		for i+1 < f.log.Len() && interp.SameAdmission(e, f.log.At(i+1)) {
+			i++
+			es = append(es, f.log.At(i))
+		}
+		out = append(out, "  "+storyText(es))
 	}
 	if n == 0 {
-		out = append(out, st.Dim.Render("  no event of this session in the log"))
+		out = append(out, st.Dim.Render("  no event of this session in the log's window"))
 	}
 	return out
 }
 
-// storyText is a traced event without the session, as a story line.
-func storyText(e *interp.TraceEvent) string {
+// storyText is a traced event (or a hold's admissions at once) without
+// the session, as a story line.
+func storyText(es []*interp.TraceEvent) string {
+	e := es[0]
 	s := fmt.Sprintf("%.4f s  ", e.Time)
 	if e.Leg != 0 {
 		s += fmt.Sprintf("leg %d ", e.Leg)
 	}
-	s += fmt.Sprintf("t%d %s", e.Turn, e.What)
-	if e.Where != "" {
-		s += " " + e.Where
-	}
-	if e.Amount != 0 {
-		s += fmt.Sprintf(", %.6g", e.Amount)
-	}
-	if e.Detail != "" {
-		s += " (" + e.Detail + ")"
-	}
-	return s
+	return s + fmt.Sprintf("t%d %s", e.Turn, interp.AdmissionsText(es))
 }
 
 func orDash(s string) string {

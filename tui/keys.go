@@ -36,6 +36,14 @@ type KeyMap struct {
 	PrevStop   key.Binding // < its previous stop
 	Mark       key.Binding // m + letter marks the moment
 	Jump       key.Binding // ' + letter returns to it
+	Inspector  key.Binding // i: the Inspect pane (a pool's queue, an engine's batch, the pending events)
+	Zoom       key.Binding // z: the focused pane alone
+	LogJump    key.Binding // enter in the log: the moment of the line under the cursor
+	LogWhy     key.Binding // w in the log: why the line's session waits
+	Sort       key.Binding // s in the Leases pane: the leases' order
+	HLeft      key.Binding // { scrolls the focused pane's long lines left
+	HRight     key.Binding // } and right (the log, the figure, the report)
+	Cancel     key.Binding // esc: cancel the request under way
 	Help       key.Binding
 	Quit       key.Binding
 }
@@ -54,26 +62,34 @@ func DefaultKeyMap() *KeyMap {
 		Faster:     key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster ×2")),
 		Slower:     key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower ÷2")),
 		ResetSpeed: key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "reset speed")),
-		Restart:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart (same seed)")),
+		Restart:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart (seed)")),
 		Panes:      key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "toggle pane")),
-		Deploy:     key.NewBinding(key.WithKeys("6"), key.WithHelp("6", "deployment figure")),
+		Deploy:     key.NewBinding(key.WithKeys("6"), key.WithHelp("6", "deployment")),
 		Focus:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "focus next")),
 		FocusBack:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "focus previous")),
 		Up:         key.NewBinding(key.WithKeys("up", "k", "pgup"), key.WithHelp("↑/k", "scroll up")),
 		Down:       key.NewBinding(key.WithKeys("down", "j", "pgdown"), key.WithHelp("↓/j", "scroll down")),
-		Inspect:    key.NewBinding(key.WithKeys("7", "8"), key.WithHelp("7/8", "why/session pane")),
+		Inspect:    key.NewBinding(key.WithKeys("7", "8"), key.WithHelp("7/8", "why/session")),
 		Command:    key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
 		Goto:       key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "goto T or #N")),
 		Filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter log")),
-		Reverse:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "back to last break")),
+		Reverse:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "back to a break")),
 		Follow:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow selected")),
-		Why:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "why selected waits")),
+		Why:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "why it waits")),
 		Tail:       key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G/end", "log tail")),
 		Report:     key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "report")),
 		NextStop:   key.NewBinding(key.WithKeys(">"), key.WithHelp(">", "next stop")),
 		PrevStop:   key.NewBinding(key.WithKeys("<"), key.WithHelp("<", "previous stop")),
 		Mark:       key.NewBinding(key.WithKeys("m"), key.WithHelp("m a", "mark as a")),
 		Jump:       key.NewBinding(key.WithKeys("'"), key.WithHelp("' a", "go to mark a")),
+		Inspector:  key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "inspect pane")),
+		Zoom:       key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom pane")),
+		LogJump:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("⏎ in log", "go to its time")),
+		LogWhy:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w in log", "why its session")),
+		Sort:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s leases", "sort")),
+		HLeft:      key.NewBinding(key.WithKeys("{"), key.WithHelp("{", "scroll left")),
+		HRight:     key.NewBinding(key.WithKeys("}"), key.WithHelp("}", "scroll right")),
+		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel a seek")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
@@ -91,8 +107,8 @@ func (k *KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Run, k.Step, k.Slice, k.Slices, k.Back, k.Reverse},
 		{k.Shrink, k.Grow, k.Faster, k.Slower, k.ResetSpeed},
-		{k.Command, k.Goto, k.Filter, k.Tail, k.Why, k.Follow},
-		{k.Panes, k.Deploy, k.Inspect, k.Report, k.Focus, k.FocusBack, k.Up, k.Down},
-		{k.NextStop, k.PrevStop, k.Mark, k.Jump, k.Restart, k.Help, k.Quit},
+		{k.Command, k.Goto, k.Filter, k.Tail, k.Why, k.Follow, k.LogJump, k.LogWhy, k.Sort},
+		{k.Panes, k.Deploy, k.Inspect, k.Inspector, k.Report, k.Zoom, k.Focus, k.FocusBack, k.Up, k.Down},
+		{k.NextStop, k.PrevStop, k.Mark, k.Jump, k.Restart, k.Cancel, k.Help, k.Quit},
 	}
 }

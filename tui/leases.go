@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 
 	"github.com/serq/serq/interp"
@@ -10,9 +11,11 @@ import (
 
 // leasesPane shows every pool that leases (a prefiller's KV in the seed):
 // the leased units against the cap, the number of leases, the oldest one's
-// age, and the live leases oldest first with what each session waits for,
-// which names the decoder that will take the lease. A lease older than the
-// stale threshold is flagged with a word and a glyph.
+// age, and the live leases (oldest first, or by units or session: s) with
+// what each session waits for, which names the decoder that will take the
+// lease. A lease that waits longer than the stale threshold is flagged
+// ⚠ STALE; one as old whose read is under way (a transfer at a rate above
+// 0) is ⇄ moving, not stale.
 type leasesPane struct {
 	paneBase
 	pools  []int   // pool indexes that some hold leases, from the IR
@@ -22,7 +25,18 @@ type leasesPane struct {
 	follow uint64 // the followed session, marked
 	rows   []int  // lines(): the line of each lease, in order
 	serial []uint64
+	order  int // leaseOrders
 }
+
+// The leases' orders (s cycles them).
+const (
+	byAge = iota
+	byUnits
+	bySession
+	numLeaseOrders
+)
+
+var leaseOrderNames = [numLeaseOrders]string{"age, oldest first", "units, most first", "session"}
 
 func newLeasesPane(st *Styles, p *model.Program, stale float64) *leasesPane {
 	lp := &leasesPane{paneBase: paneBase{st: st}, pools: leasingPools(p), stale: stale, static: map[int]bool{}, sel: noSession, follow: noSession}
@@ -55,7 +69,28 @@ func leasingPools(p *model.Program) []int {
 	return out
 }
 
-func (p *leasesPane) title() string { return "Leases · stale > " + fmtSpan(p.stale) }
+func (p *leasesPane) title() string {
+	t := "Leases · stale > " + fmtSpan(p.stale)
+	if p.order != byAge {
+		t += " · by " + leaseOrderNames[p.order]
+	}
+	return t
+}
+
+// sorted is a pool's leases in the pane's order.
+func (p *leasesPane) sorted(ls []interp.LeaseSnap) []interp.LeaseSnap {
+	if p.order == byAge {
+		return ls
+	}
+	out := append([]interp.LeaseSnap(nil), ls...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if p.order == byUnits {
+			return out[i].Units > out[j].Units
+		}
+		return out[i].Session < out[j].Session
+	})
+	return out
+}
 func (p *leasesPane) shown() []*interp.PoolSnap {
 	if p.frame == nil {
 		return nil
@@ -144,9 +179,12 @@ func (p *leasesPane) lines() []string {
 					fmtShort(leased), fmtShort(ps.Cap)),
 				fmt.Sprintf("  %s · oldest %s", plural(len(ps.Leases), "lease", "leases"), oldest))
 		}
-		for _, l := range ps.Leases {
+		for _, l := range p.sorted(ps.Leases) {
 			flag := st.Dim.Render("·")
-			if l.Age > p.stale {
+			switch {
+			case l.Age > p.stale && l.Moving:
+				flag = st.Dim.Render("⇄ moving")
+			case l.Age > p.stale:
 				flag = st.Warn.Render("⚠ STALE")
 			}
 			mark := "  "
@@ -157,7 +195,7 @@ func (p *leasesPane) lines() []string {
 				mark = st.Warn.Render("●") + " "
 			}
 			p.rows, p.serial = append(p.rows, len(out)), append(p.serial, l.Session)
-			who := fmt.Sprintf("%s%s s%d t%d %s tok %s since %s", mark, flag, l.Session, l.Turn, fmtCount(l.Units), fmtDur(l.Age),
+			who := fmt.Sprintf("%s%s s%d t%d %s %s since %s", mark, flag, l.Session, l.Turn, unitsWords(l.Units), fmtDur(l.Age),
 				fmtStart(l.Start))
 			expires := ""
 			if l.Expires {
@@ -184,10 +222,12 @@ func (p *leasesPane) lines() []string {
 	return out
 }
 
+// countStale counts a pool's leases that wait longer than the threshold
+// (not those moving).
 func (p *leasesPane) countStale(ps *interp.PoolSnap) int {
 	n := 0
 	for _, l := range ps.Leases {
-		if l.Age > p.stale {
+		if l.Age > p.stale && !l.Moving {
 			n++
 		}
 	}

@@ -2,66 +2,83 @@ package tui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/serq/serq/debugger"
 	"github.com/serq/serq/interp"
 )
 
-// logPane shows the traced events in words, newest at the bottom, then
-// what the last single step did when the tracer was silent about it (an
-// engine's iteration ending, say), then the run's error if it failed. A
-// filter (`/`) keeps the events of one session (`s35` or `35`) or whose
-// pool or stage label contains the text; the followed session's events are
-// marked.
+// logPane shows the event log, the service's window of traced events, in
+// words (interp.TraceEvent's one renderer), newest at the bottom, a
+// session's admissions at one event's pools on one line; then what the
+// last single step did when the tracer was silent about it (an engine's
+// iteration ending, say), then the run's error if it failed. A filter (`/`)
+// keeps the lines that hold its text (`preempt`, `D.kv[0]`) or are of one
+// session (`s35`, `35`); the followed session's lines are marked. Its
+// cursor (the focused log's ↑/↓) picks a line: enter goes to its moment,
+// w asks why its session waits, f follows it; ↑ past the first line loads
+// the span before it.
 type logPane struct {
 	paneBase
 	filter string
 	follow uint64
-	match  []int // with a filter: the indexes of the matching events
+	// rows: the log's lines, each the index of its first event and how
+	// many events it joins (a session's admissions at one event).
+	rows []logRow
+	log  debugger.Log // the log the rows are of
 }
+
+type logRow struct{ at, n int }
 
 func newLogPane(st *Styles) *logPane { return &logPane{paneBase: paneBase{st: st}, follow: noSession} }
 
 func (p *logPane) title() string {
-	if p.filter != "" {
-		return fmt.Sprintf("Event log · / %s · %s", p.filter, plural(len(p.match), "match", "matches"))
+	t := "Event log"
+	if f := p.frame; f != nil && !f.log.Complete && f.log.Len() > 0 {
+		t += fmt.Sprintf(" · from t %s", fmtStart(f.log.At(0).Time))
 	}
-	return "Event log"
+	if p.filter != "" {
+		t += fmt.Sprintf(" · / %s · %s", p.filter, plural(len(p.rows), "match", "matches"))
+	}
+	return t
 }
+
 func (p *logPane) setFrame(f *frameMsg) {
 	p.frame = f
-	p.refilter()
+	p.rebuild()
 }
 
 // setFilter sets the filter; "" shows every event.
 func (p *logPane) setFilter(s string) {
 	p.filter = strings.TrimSpace(s)
-	p.refilter()
+	p.rebuild()
 }
 
-func (p *logPane) refilter() {
-	p.match = p.match[:0]
-	if p.filter == "" || p.frame == nil {
+// rebuild makes the rows of the log: with a filter, the matching events;
+// a session's admissions at one event joined.
+func (p *logPane) rebuild() {
+	p.rows = p.rows[:0]
+	if p.frame == nil {
 		return
 	}
-	keep := filterFunc(p.filter)
 	lv := p.frame.log
-	for i := 0; i < lv.len(); i++ {
-		if keep(lv.at(i)) {
-			p.match = append(p.match, i)
+	p.log = lv
+	var keep func(*interp.TraceEvent) bool
+	if p.filter != "" {
+		keep = debugger.Match(p.filter)
+	}
+	for i := 0; i < lv.Len(); i++ {
+		e := lv.At(i)
+		if keep != nil && !keep(e) {
+			continue
 		}
+		n := 1
+		for i+n < lv.Len() && interp.SameAdmission(e, lv.At(i+n)) && (keep == nil || keep(lv.At(i+n))) {
+			n++
+		}
+		p.rows = append(p.rows, logRow{i, n})
+		i += n - 1
 	}
-}
-
-// filterFunc is the test of a filter: a session's serial (`s35`, `35`) or
-// a substring of the pool or stage label.
-func filterFunc(f string) func(e *interp.TraceEvent) bool {
-	num := strings.TrimPrefix(f, "s")
-	if n, err := strconv.ParseUint(num, 10, 64); err == nil {
-		return func(e *interp.TraceEvent) bool { return !e.System && e.Session == n }
-	}
-	return func(e *interp.TraceEvent) bool { return strings.Contains(e.Where, f) }
 }
 
 // count is the number of lines the log has.
@@ -70,10 +87,7 @@ func (p *logPane) count() int {
 	if f == nil {
 		return 0
 	}
-	n := f.log.len()
-	if p.filter != "" {
-		n = len(p.match)
-	}
+	n := len(p.rows)
 	if n == 0 {
 		n = 1 // the empty state's line
 	}
@@ -85,7 +99,7 @@ func (p *logPane) tail() []string {
 	st, f := p.st, p.frame
 	var out []string
 	if f.what != "" {
-		out = append(out, st.Dim.Render(fmt.Sprintf("▸ event %s at %.4f s: %s",
+		out = append(out, st.Dim.Render(fmt.Sprintf("  → event %s at %.4f s: %s",
 			fmtCount(float64(f.snap.Events)), f.snap.Time, f.what)))
 	}
 	if f.snap.Err != nil {
@@ -103,25 +117,21 @@ func (p *logPane) window(from, to int) []string {
 	if f == nil {
 		return nil
 	}
-	n := f.log.len()
-	if p.filter != "" {
-		n = len(p.match)
-	}
+	n := len(p.rows)
 	var out []string
 	for i := from; i < to; i++ {
 		switch {
 		case n == 0 && i == 0:
-			if p.filter != "" {
-				out = append(out, st.Dim.Render("no event matches /"+p.filter+" (/ and enter on nothing clears it)"))
-			} else {
+			switch {
+			case p.filter != "":
+				out = append(out, st.Dim.Render("no line holds /"+p.filter+" (/ and enter on nothing clears it; ↑ on the first line loads earlier ones)"))
+			case f.log.Complete:
 				out = append(out, st.Dim.Render("no event yet: n steps one, space runs"))
+			default:
+				out = append(out, st.Dim.Render("no event since the checkpoint: ↑ or :earlier loads the span before"))
 			}
 		case i < n:
-			k := i
-			if p.filter != "" {
-				k = p.match[i]
-			}
-			out = append(out, p.line(f.log.at(k)))
+			out = append(out, p.line(p.rows[i]))
 		default:
 			j := i - max(n, 1)
 			if tail := p.tail(); j >= 0 && j < len(tail) {
@@ -132,33 +142,41 @@ func (p *logPane) window(from, to int) []string {
 	return out
 }
 
-func (p *logPane) line(e *interp.TraceEvent) string {
-	s := eventText(e)
-	if p.follow != noSession {
-		if !e.System && e.Session == p.follow {
-			return p.st.Warn.Render("●") + " " + s
+// line is one row of the log: an event in words, or a session's
+// admissions at one event on one line, the followed session's marked.
+func (p *logPane) line(r logRow) string {
+	e := p.log.At(r.at)
+	s := e.String()
+	if r.n > 1 {
+		es := make([]*interp.TraceEvent, r.n)
+		for k := range es {
+			es[k] = p.log.At(r.at + k)
 		}
-		return "  " + s
+		s = fmt.Sprintf("%.4f s  %s  %s", e.Time, e.Who(), interp.AdmissionsText(es))
 	}
-	return s
+	if p.follow != noSession && !e.System && e.Session == p.follow {
+		return p.st.Warn.Render("●") + " " + s
+	}
+	return "  " + s // the gutter: the followed session's mark, the cursor
 }
 
-// eventText is a traced event in words, with its leg.
-func eventText(e *interp.TraceEvent) string {
-	if e.Leg == 0 {
-		return e.String()
+// event is the first event of line i, nil when there is none.
+func (p *logPane) event(i int) *interp.TraceEvent {
+	if i < 0 || i >= len(p.rows) {
+		return nil
 	}
-	s := fmt.Sprintf("%.4f s  session %d leg %d turn %d  %s", e.Time, e.Session, e.Leg, e.Turn, e.What)
-	if e.Where != "" {
-		s += " " + e.Where
+	return p.log.At(p.rows[i].at)
+}
+
+// selected is the event of the line under the cursor: the box's cursor,
+// or the newest line when it follows the tail.
+func (p *logPane) selected(b *paneBox) (*interp.TraceEvent, bool) {
+	i := len(p.rows) - 1
+	if b.cursor >= 0 {
+		i = b.cursor
 	}
-	if e.Amount != 0 {
-		s += fmt.Sprintf(", %.6g", e.Amount)
-	}
-	if e.Detail != "" {
-		s += " (" + e.Detail + ")"
-	}
-	return s
+	e := p.event(i)
+	return e, e != nil
 }
 
 func (p *logPane) lines() []string { return p.window(0, p.count()) }

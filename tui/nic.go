@@ -2,15 +2,15 @@ package tui
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/serq/serq/interp"
 )
 
 // nicPane shows every shared processor-sharing stage (the NICs a
-// transfer's flows cross): its capacity φ, the share in use, and each
-// active flow with its rate and both ends named.
+// transfer's flows cross): its capacity (the stage's φ, in units of work a
+// second: tokens a second in the seed), the share in use, and each active
+// flow with its rate, the work left and the stages it crosses.
 type nicPane struct {
 	paneBase
 	follow uint64 // the followed session's flows are marked
@@ -50,9 +50,12 @@ func (p *nicPane) lines() []string {
 		if wide {
 			num, barW = fmtCount, 10
 		}
-		phi := "φ ?"
+		phi := "cap ?"
 		if s.Phi > 0 {
-			phi = "φ " + num(s.Phi) + "/s"
+			phi = "cap " + fmtRate(s.Phi) + " units/s"
+			if !wide {
+				phi = fmtRate(s.Phi) + "/s"
+			}
 		}
 		nflows := plural(len(s.Flows), "flow", "flows")
 		if len(s.Flows) == 0 {
@@ -67,24 +70,21 @@ func (p *nicPane) lines() []string {
 		}
 		format := "  s%d t%d %s %s/s, %s left"
 		if wide {
-			format = "  s%d t%d %s at %s/s, %s left"
+			format = "  s%d t%d %s at %s units/s, %s units left"
 		}
 		for _, f := range s.Flows {
 			line := fmt.Sprintf(format,
-				f.Session, f.Turn, strings.Join(f.Stages, " ↔ "), num(round(f.Rate)), num(round(f.Remaining)))
+				f.Session, f.Turn, strings.Join(f.Stages, " ↔ "), fmtRate(f.Rate), num(roundTo(f.Remaining)))
 			if f.Session == p.follow {
 				line = st.Warn.Render("●") + line[1:]
 			}
 			out = append(out, line)
 		}
 	}
+	if !p.wide() {
+		out = append(out, st.Dim.Render("rates in units of work a second, work left in units"))
+	}
 	return out
 }
 
-// round keeps four significant digits' worth of a rate for display.
-func round(x float64) float64 {
-	if math.Abs(x) >= 1000 {
-		return math.Round(x)
-	}
-	return x
-}
+func (p *nicPane) wide() bool { return p.w >= 60 }

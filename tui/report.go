@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/serq/serq/interp"
+	"github.com/serq/serq/debugger"
 	"github.com/serq/serq/report"
 )
 
@@ -55,9 +55,9 @@ func (p *reportPane) lines() []string {
 }
 
 // reportText is the text report of the run now.
-func reportText(s *interp.Sim) (string, error) {
+func reportText(g *debugger.Debugger) (string, error) {
 	var b bytes.Buffer
-	if err := report.Text(&b, s.Report()); err != nil {
+	if err := report.Text(&b, g.Report()); err != nil {
 		return "", err
 	}
 	return b.String(), nil
@@ -65,9 +65,5 @@ func reportText(s *interp.Sim) (string, error) {
 
 // ReportText is the report `serq run` prints, of the run where the TUI
 // left it (serq tui --report prints it on quit). It waits for a command
-// still running on the simulation.
-func (m *Model) ReportText() (string, error) {
-	m.drv.mu.Lock()
-	defer m.drv.mu.Unlock()
-	return reportText(m.drv.sim())
-}
+// still running on the run.
+func (m *Model) ReportText() (string, error) { return reportText(m.drv.dbg) }

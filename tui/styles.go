@@ -34,6 +34,7 @@ type Styles struct {
 	Cached lipgloss.Style
 	Free   lipgloss.Style
 	Spark  lipgloss.Style
+	Cursor lipgloss.Style // the log's cursor
 }
 
 // DefaultStyles returns the palette, adaptive to light and dark terminals.
@@ -74,5 +75,6 @@ func DefaultStyles() *Styles {
 	s.Cached = lipgloss.NewStyle().Foreground(green)
 	s.Free = lipgloss.NewStyle().Foreground(border)
 	s.Spark = lipgloss.NewStyle().Foreground(accent)
+	s.Cursor = lipgloss.NewStyle().Bold(true).Foreground(accent)
 	return s
 }

@@ -20,11 +20,20 @@ import (
 	"github.com/serq/serq/model"
 )
 
-// A Tour is a prepared walk through a run: stops, each with a moment, a
-// caption and what the screen shows there. `>` goes to the next stop, `<`
-// to the previous one. It is read from YAML:
+// A Tour is a prepared walk through a run: the run it was made on, and
+// stops, each with a moment, a caption and what the screen shows there.
+// `>` goes to the next stop, `<` to the previous one. It is read from
+// YAML:
 //
 //	title: One request, then the coupling
+//	run:                          # the run it was made on (Tour.Check)
+//	  program: llmd_nixl_pull.sq
+//	  hash: sha256:…              # of the program's text
+//	  instance: [examples/…/pressure.sq]
+//	  args: {Lambda: 1.2, blocksD: 1200}   # inputs not at their default
+//	  seed: 1
+//	  warmup: 0
+//	  horizon: 2000
 //	stops:
 //	  - name: an arrival
 //	    at: 12.5                  # a time, s; or event: 1234; or when: EXPR
@@ -33,11 +42,23 @@ import (
 //	    show: [leases, session, log]
 //	    focus: session
 //	    follow: 35
+//	    trends: ["P.kv[0] leased", "D[0] waiting"]   # the Trends rows, in order (quoted: [ ] are YAML's)
 //	    speed: 0.25               # run to the stop at this speed, s/s
+//
+// The stops' moments are in order: a stop at a time or an event is not
+// before the stop at a time or an event before it.
 type Tour struct {
 	File  string
 	Title string
 	Stops []Stop
+	// Run is the run the tour was made on, nil for a tour that names
+	// none; runPos is where the file says it.
+	Run    *RunID
+	runPos model.Pos
+	// Warning is what Check found that does not stop the tour from
+	// playing (another version of the program, no run named), shown when
+	// it starts.
+	Warning string
 }
 
 // Stop is one stop of a tour.
@@ -54,7 +75,10 @@ type Stop struct {
 	// FollowSet: the stop follows Follow (noSession: none).
 	FollowSet bool
 	Speed     float64 // > 0: run to the stop at this speed; 0: jump
-	Pos       model.Pos
+	// Trends are the Trends rows shown, in order, by name; nil leaves
+	// them as they are.
+	Trends []string
+	Pos    model.Pos
 
 	expr *model.Expr
 }
@@ -68,10 +92,15 @@ const (
 	StopWhen
 )
 
-// paneNames are the panes' names in tours, by pane number.
-var paneNames = [numPanes]string{"leases", "kv", "nic", "gauges", "log", "deploy", "why", "session", "report"}
+// paneNames are the panes' names in tours and commands, by pane number.
+var paneNames = [numPanes]string{"leases", "kv", "nic", "trends", "log", "deploy", "why", "session", "report", "inspect"}
 
+// paneByName is the pane named, -1 if none; `gauges`, the Trends pane's
+// name in older tours, reads as `trends`.
 func paneByName(s string) int {
+	if s == "gauges" {
+		s = "trends"
+	}
 	for i, n := range paneNames {
 		if n == s {
 			return i
@@ -80,7 +109,20 @@ func paneByName(s string) int {
 	return -1
 }
 
-var stopKeys = []string{"name", "at", "event", "when", "caption", "show", "focus", "follow", "speed"}
+// paneHint is the hint of an unknown pane: the pane nearest to a misspelt
+// name (`gauges`, the Trends pane's old name, is `trends`), else the
+// panes' names.
+func paneHint(name string) string {
+	if spell.Nearest(name, []string{"gauges"}) != "" {
+		return "did you mean `trends`?"
+	}
+	if best := spell.Nearest(name, paneNames[:]); best != "" {
+		return "did you mean `" + best + "`?"
+	}
+	return "panes: " + strings.Join(paneNames[:], ", ")
+}
+
+var stopKeys = []string{"name", "at", "event", "when", "caption", "show", "focus", "follow", "trends", "speed"}
 
 // LoadTour reads a tour for a run of p to horizon. Every mistake is a
 // *lang.Error at the file's line and column, with a hint; the first is
@@ -189,8 +231,14 @@ func (tp *tourParser) parse(src []byte) (*Tour, error) {
 			t.Title = safeio.PrintableLine(t.Title)
 		case "stops":
 			stops = kv.Value
+		case "run":
+			if t.Run, err = tp.run(kv.Value); err != nil {
+				return nil, err
+			}
+			tk := kv.Key.GetToken()
+			t.runPos = model.Pos{File: tp.file, Line: tk.Position.Line, Col: tk.Position.Column}
 		default:
-			return nil, tp.errAt(kv.Key.GetToken(), "a tour takes title and stops", "unknown key `%s`", k)
+			return nil, tp.errAt(kv.Key.GetToken(), "a tour takes title, run and stops"+suggest(k, []string{"title", "run", "stops"}), "unknown key `%s`", k)
 		}
 	}
 	if stops == nil {
@@ -205,10 +253,37 @@ func (tp *tourParser) parse(src []byte) (*Tour, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := tp.inOrder(t.Stops, s); err != nil {
+			return nil, err
+		}
 		t.Stops = append(t.Stops, s)
 	}
 	inherit(t.Stops)
 	return t, nil
+}
+
+// inOrder refuses a stop whose moment is before an earlier stop's: a time
+// before an earlier time, an event before an earlier event.
+func (tp *tourParser) inOrder(before []Stop, s Stop) error {
+	for i := len(before) - 1; i >= 0; i-- {
+		b := before[i]
+		if b.Kind != s.Kind || s.Kind == StopWhen {
+			continue
+		}
+		bad := s.Kind == StopTime && s.T < b.T || s.Kind == StopEvent && s.Event < b.Event
+		if !bad {
+			return nil
+		}
+		what := func(x Stop) string {
+			if x.Kind == StopTime {
+				return "at " + num(x.T)
+			}
+			return fmt.Sprintf("event %d", x.Event)
+		}
+		return &lang.Error{Pos: s.Pos, Msg: fmt.Sprintf("stop %d (%s) is before stop %d (%s): stops are in the run's order", len(before)+1,
+			what(s), i+1, what(b)), Hint: "put the stops in the order of their moments"}
+	}
+	return nil
 }
 
 // inherit gives each stop the panes, focus and session of the stop before
@@ -292,11 +367,13 @@ func (tp *tourParser) stop(n ast.Node) (Stop, error) {
 			var name string
 			if name, err = tp.str(kv.Value, k); err == nil {
 				if s.Focus = paneByName(name); s.Focus < 0 {
-					err = tp.errAt(kv.Value.GetToken(), "panes: "+strings.Join(paneNames[:], ", "), "unknown pane `%s`", name)
+					err = tp.errAt(kv.Value.GetToken(), paneHint(name), "unknown pane `%s`", name)
 				}
 			}
 		case "follow":
 			err = tp.follow(&s, kv.Value)
+		case "trends":
+			err = tp.trends(&s, kv.Value)
 		case "speed":
 			var v float64
 			if v, err = tp.number(kv.Value, k); err == nil && !(v >= minSpeed && v <= maxSpeed) {
@@ -397,7 +474,7 @@ func (tp *tourParser) moment(s *Stop, key string, n ast.Node) error {
 		if err != nil {
 			return err
 		}
-		e, err := compileQuery(tp.prog, src)
+		e, err := lang.CompileQuery(tp.prog, src)
 		if err != nil {
 			return tp.exprErr(n, src, err)
 		}
@@ -438,7 +515,7 @@ func (tp *tourParser) show(s *Stop, n ast.Node) error {
 		}
 		i := paneByName(name)
 		if i < 0 {
-			return tp.errAt(v.GetToken(), "panes: "+strings.Join(paneNames[:], ", ")+suggest(name, paneNames[:]), "unknown pane `%s`", name)
+			return tp.errAt(v.GetToken(), paneHint(name), "unknown pane `%s`", name)
 		}
 		if !containsInt(s.Show, i) {
 			s.Show = append(s.Show, i)
@@ -465,17 +542,18 @@ func (tp *tourParser) follow(s *Stop, n ast.Node) error {
 	return nil
 }
 
-// mark is a moment marked with `m` and a letter.
+// mark is a moment marked with `m` and a letter: the screen then.
 type mark struct {
 	events uint64
 	time   float64
 	follow uint64
 	shown  [numPanes]bool
 	focus  int
+	trends []string // the Trends rows shown, in order; nil: all
 }
 
-// tourText writes marks as a tour, in the order of their events.
-func tourText(title string, marks map[rune]mark) string {
+// tourText writes marks as a tour of run, in the order of their events.
+func tourText(title string, run RunID, marks map[rune]mark) string {
 	letters := make([]rune, 0, len(marks))
 	for r := range marks {
 		letters = append(letters, r)
@@ -490,6 +568,7 @@ func tourText(title string, marks map[rune]mark) string {
 	var b strings.Builder
 	b.WriteString("# A tour of serq tui's marks: serq tui FILE --tour THIS\n")
 	fmt.Fprintf(&b, "title: %s\n", strconv.Quote(title))
+	b.WriteString(run.yaml())
 	b.WriteString("stops:\n")
 	for _, r := range letters {
 		mk := marks[r]
@@ -511,6 +590,13 @@ func tourText(title string, marks map[rune]mark) string {
 			fmt.Fprintf(&b, "    follow: %d\n", mk.follow)
 		} else {
 			b.WriteString("    follow: none\n")
+		}
+		if mk.trends != nil {
+			var rows []string
+			for _, t := range mk.trends {
+				rows = append(rows, strconv.Quote(t))
+			}
+			fmt.Fprintf(&b, "    trends: [%s]\n", strings.Join(rows, ", "))
 		}
 	}
 	return b.String()

@@ -169,11 +169,12 @@ func TestTourErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"stops:\n  - at: 2500\n", "t.yaml:2:9: at 2500 is past the horizon 2000 | the run ends at the horizon 2000: give a --horizon past it, or an earlier time"},
 		{"stops:\n  - at: -1\n", "t.yaml:2:9: at -1 is before the start (t 0) | a time from 0 to the horizon"},
-		{"stops:\n  - at: 1\n    captoin: hi\n", "t.yaml:3:5: unknown key `captoin` | a stop takes name, at, event, when, caption, show, focus, follow, speed; did you mean `caption`?"},
+		{"stops:\n  - at: 1\n    captoin: hi\n", "t.yaml:3:5: unknown key `captoin` | a stop takes name, at, event, when, caption, show, focus, follow, trends, speed; did you mean `caption`?"},
 		{"stops:\n  - when: used(Q[0].kv) > 3\n", "t.yaml:2:16: `Q[0].kv` is no pool | did you mean queue `D`?"},
 		{"stops:\n  - when: \"used(D[0].kv) > x\"\n", "t.yaml:2:28: undefined: x | did you mean `B`?"},
-		{"stops:\n  - at: 1\n    show: [leases, gauge]\n", "t.yaml:3:20: unknown pane `gauge` | panes: leases, kv, nic, gauges, log, deploy, why, session, report; did you mean `gauges`?"},
-		{"stops:\n  - at: 1\n    focus: chart\n", "t.yaml:3:12: unknown pane `chart` | panes: leases, kv, nic, gauges, log, deploy, why, session, report"},
+		{"stops:\n  - at: 1\n    show: [leases, gauge]\n", "t.yaml:3:20: unknown pane `gauge` | did you mean `trends`?"},
+		{"stops:\n  - at: 1\n    focus: chart\n", "t.yaml:3:12: unknown pane `chart` | panes: leases, kv, nic, trends, log, deploy, why, session, report, inspect"},
+		{"stops:\n  - at: 1\n    focus: sesion\n", "t.yaml:3:12: unknown pane `sesion` | did you mean `session`?"},
 		{"stops:\n  - caption: hi\n", "t.yaml:2:5: the stop does not say when it is | add `at: T` (a time), `event: N` or `when: EXPR` (a condition, as for :break)"},
 		{"stops:\n  - at: 1\n    event: 3\n", "t.yaml:3:5: `at` and `event` both say when the stop is | a stop has one of at (a time), event (a number) or when (a condition)"},
 		{"stops:\n  - event: 1.5\n", "t.yaml:2:12: `event` must be a whole number | an event number N ≥ 0: the state after N events"},
@@ -181,7 +182,7 @@ func TestTourErrors(t *testing.T) {
 		{"stops:\n  - at: 1\n    speed: 0\n", "t.yaml:3:12: speed 0 is out of range | a speed in simulated s per s, from 1/1024 to 1048576"},
 		{"title: x\n", "t.yaml:1:1: the tour has no stops | add `stops:` and a list of stops, each `- at: T` with `caption: …`"},
 		{"stops:\n  at: 1\n", "t.yaml:2:3: `stops` is a list of stops | each stop is a list item: `- at: T`"},
-		{"stop:\n  - at: 1\n", "t.yaml:1:1: unknown key `stop` | a tour takes title and stops"},
+		{"stop:\n  - at: 1\n", "t.yaml:1:1: unknown key `stop` | a tour takes title, run and stops; did you mean `stops`?"},
 		{"stops: [\n", "t.yaml:1:8: sequence end token ']' not found | a tour is YAML: `stops:` and a list of stops, each `- at: T` with `caption: …`"},
 	}
 	for _, c := range cases {
@@ -194,9 +195,13 @@ func TestTourErrors(t *testing.T) {
 // TestMarksSaveTour marks two moments, returns to one, saves the marks as
 // a tour and plays it back.
 func TestMarksSaveTour(t *testing.T) {
-	m, hs := newModel(t, Options{}, 160, 48)
+	run := RunID{Program: "llmd_nixl_pull.sq", Hash: "sha256:ab12", Instances: []string{"pressure.sq"},
+		Args: []Arg{{"Lambda", 1.2}, {"blocksD", 1200}}, Seed: 1, Horizon: 2000}
+	m, hs := newModel(t, Options{Run: run}, 160, 48)
 	hs.command(":", "goto #500")
+	hs.command(":", "trends D[0] waiting, P.kv[0] leased")
 	hs.press("m", "b")
+	hs.command(":", "trends all")
 	hs.command(":", "follow 3")
 	hs.command(":", "goto #200")
 	hs.press("m", "a")
@@ -220,19 +225,28 @@ func TestMarksSaveTour(t *testing.T) {
 	}
 	wantText := `# A tour of serq tui's marks: serq tui FILE --tour THIS
 title: "llmd_nixl_pull.sq"
+run:
+  program: "llmd_nixl_pull.sq"
+  hash: sha256:ab12
+  instance: ["pressure.sq"]
+  args: {Lambda: 1.2, blocksD: 1200}
+  seed: 1
+  warmup: 0
+  horizon: 2000
 stops:
   - name: "mark a"
     event: 200
     caption: "Mark a: t 0.0787 s, event 200."
-    show: [leases, kv, nic, gauges, session, log]
+    show: [leases, kv, nic, trends, session, log]
     focus: leases
     follow: 3
   - name: "mark b"
     event: 500
     caption: "Mark b: t 0.1398 s, event 500."
-    show: [leases, kv, nic, gauges, log]
+    show: [leases, kv, nic, trends, log]
     focus: leases
     follow: none
+    trends: ["D[0] waiting", "P.kv[0] leased"]
 `
 	if string(b) != wantText {
 		t.Errorf("saved tour:\n%s\nwant:\n%s", b, wantText)

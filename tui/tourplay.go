@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/serq/serq/debugger"
 	"github.com/serq/serq/internal/safeio"
 )
 
@@ -40,13 +41,20 @@ func (ts *tourState) newID() int {
 }
 
 // breakOf is the breakpoint that stops a run at stop i (for its event or
-// its condition), with id.
-func (ts *tourState) breakOf(i, id int) breakpoint {
-	s := ts.t.Stops[i]
+// its condition), with id: the service compiles it, not set, for the runs
+// to that stop alone.
+func (m *Model) breakOf(i, id int) *debugger.Breakpoint {
+	s := m.tour.t.Stops[i]
+	spec := debugger.Spec{Kind: debugger.BreakExpr, Expr: s.When}
 	if s.Kind == StopEvent {
-		return breakpoint{id: id, kind: breakEvent, serial: s.Event, src: fmt.Sprintf("#%d", s.Event)}
+		spec = debugger.Spec{Kind: debugger.BreakCount, Count: s.Event}
 	}
-	return breakpoint{id: id, kind: breakExpr, expr: s.expr, src: s.When}
+	b, err := m.drv.dbg.Compile(spec)
+	if err != nil {
+		return nil // LoadTour compiled it already
+	}
+	b.ID = id
+	return b
 }
 
 // stopKey goes to the next (dir 1) or previous (dir -1) stop.
@@ -106,20 +114,20 @@ func (m *Model) goStop(i int, jump bool) tea.Cmd {
 	return m.enqueue(request{kind: reqSlice, dt: math.Max(0, m.opts.Horizon-m.frame.snap.Time), tour: i + 1})
 }
 
-// tourBreak is the breakpoint of the stop a request runs to, if any.
-func (m *Model) tourBreak(r request) (breakpoint, bool) {
+// tourBreak is the breakpoint of the stop a request runs to, nil if none.
+func (m *Model) tourBreak(r request) *debugger.Breakpoint {
 	ts := m.tour
 	if ts == nil {
-		return breakpoint{}, false
+		return nil
 	}
 	i := ts.going
 	if r.tour > 0 && r.kind == reqSlice {
 		i = r.tour - 1
 	}
 	if i < 0 || ts.t.Stops[i].Kind == StopTime {
-		return breakpoint{}, false
+		return nil
 	}
-	return ts.breakOf(i, ts.id), true
+	return m.breakOf(i, ts.id)
 }
 
 // tourCap is the time a batch must not run past: the stop at a time being
@@ -139,7 +147,7 @@ func (m *Model) tourFrame(f *frameMsg) tea.Cmd {
 	if f.tour > 0 {
 		i := f.tour - 1
 		s := ts.t.Stops[i]
-		if f.kind == reqSlice && f.hitID != ts.id {
+		if f.kind == reqSlice && !f.tourHit {
 			m.flash = fmt.Sprintf("stop %d: `%s` did not become true before the run ended", i+1, s.When)
 			return nil
 		}
@@ -152,7 +160,7 @@ func (m *Model) tourFrame(f *frameMsg) tea.Cmd {
 	s := ts.t.Stops[i]
 	switch {
 	case s.Kind == StopTime && f.snap.Time >= s.T,
-		s.Kind != StopTime && f.hitID == ts.id && f.hitID != 0:
+		s.Kind != StopTime && f.tourHit:
 		return m.arrive(i, f)
 	}
 	return nil
@@ -178,10 +186,25 @@ func (m *Model) arrive(i int, f *frameMsg) tea.Cmd {
 		m.shown[s.Focus] = true
 		m.focus = s.Focus
 	}
+	// The stop's speed, or the session's own: coming back from a stop run
+	// to fast, the pace is not that stop's.
+	m.speed = m.opts.Speed
 	if s.Speed > 0 {
 		m.speed = s.Speed
 	}
+	if gp, ok := m.panes[paneGauges].(*gaugesPane); ok && s.Trends != nil {
+		var rows []int
+		for _, name := range s.Trends {
+			if k := gp.row(name); k >= 0 {
+				rows = append(rows, k)
+			}
+		}
+		gp.pick(rows)
+	}
+	m.zoom = -1
 	m.layout()
+	// the newest of a story is what a caption speaks of
+	m.boxes[paneSession].off = 1 << 30
 	var cmd tea.Cmd
 	if s.FollowSet && s.Follow != m.follow {
 		cmd = m.setFollow(s.Follow)
@@ -247,7 +270,13 @@ func (m *Model) markKey(kind rune, msg tea.KeyMsg) tea.Cmd {
 		if m.marks == nil {
 			m.marks = map[rune]mark{}
 		}
-		m.marks[r] = mark{events: m.frame.snap.Events, time: m.frame.snap.Time, follow: m.follow, shown: m.shown, focus: m.focus}
+		mk := mark{events: m.frame.snap.Events, time: m.frame.snap.Time, follow: m.follow, shown: m.shown, focus: m.focus}
+		if gp, ok := m.panes[paneGauges].(*gaugesPane); ok && gp.order != nil {
+			for _, k := range gp.order {
+				mk.trends = append(mk.trends, gp.rows[k].name)
+			}
+		}
+		m.marks[r] = mk
 		m.flash = fmt.Sprintf("mark %c: t %s, event %s (' %c returns; :save tour F writes the marks)", r,
 			fmtDur(m.frame.snap.Time), fmtCount(float64(m.frame.snap.Events)), r)
 		return nil
@@ -261,6 +290,16 @@ func (m *Model) markKey(kind rune, msg tea.KeyMsg) tea.Cmd {
 	m.queue = nil
 	m.shown = mk.shown
 	m.focus = mk.focus
+	if gp, ok := m.panes[paneGauges].(*gaugesPane); ok {
+		var rows []int
+		for _, name := range mk.trends {
+			rows = append(rows, gp.row(name))
+		}
+		if mk.trends == nil {
+			rows = nil
+		}
+		gp.pick(rows)
+	}
 	m.layout()
 	var cmds []tea.Cmd
 	if mk.follow != m.follow {
@@ -276,7 +315,7 @@ func (m *Model) saveTour(path string) error {
 	if len(m.marks) == 0 {
 		return fmt.Errorf("no mark to save: m then a letter marks the moment")
 	}
-	if err := safeio.WriteFile(path, []byte(tourText(m.opts.Title, m.marks))); err != nil {
+	if err := safeio.WriteFile(path, []byte(tourText(m.opts.Title, m.opts.Run, m.marks))); err != nil {
 		return fmt.Errorf("cannot write %s: %v", path, unwrapPathErr(err))
 	}
 	m.flash = fmt.Sprintf("saved %d marks as a tour to %s", len(m.marks), path)

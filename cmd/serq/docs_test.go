@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -39,6 +40,7 @@ func TestCLIDocsStateTheLimits(t *testing.T) {
 		fmt.Sprintf("| %s | `maxIRSize` (cmd/serq) |", safeio.Size(maxIRSize)),
 		fmt.Sprintf("| %s | `tui.MaxTourSize` |", safeio.Size(tui.MaxTourSize)),
 		fmt.Sprintf("| %d levels | `tui.MaxTourNesting` |", tui.MaxTourNesting),
+		fmt.Sprintf("| %s | `interp.DefaultCheckpointBudget` |", safeio.Size(interp.DefaultCheckpointBudget)),
 		fmt.Sprintf("| %s | `maxSweepRuns` (cmd/serq) |", thousands(maxSweepRuns)),
 		fmt.Sprintf("| %s, %s | `manifestKind`, `runsKind` (cmd/serq) |", safeio.Size(manifestKind.Limit), safeio.Size(runsKind.Limit)),
 		fmt.Sprintf("| %s | `lsp.MaxMessage` |", safeio.Size(lsp.MaxMessage)),
@@ -132,5 +134,60 @@ func TestCommentsCiteTheDocs(t *testing.T) {
 	}
 	if checked < 40 {
 		t.Errorf("%d citations of a section checked; the code cites more", checked)
+	}
+}
+
+// TestCLIDocsTUI keeps docs/cli.md's synopsis of serq tui and its §14
+// true: every flag of the command, every command of the TUI's command
+// table with what it does.
+func TestCLIDocsTUI(t *testing.T) {
+	b, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	i := strings.Index(doc, "serq tui    FILE")
+	j := strings.Index(doc, "serq draw   FILE")
+	if i < 0 || j < i {
+		t.Fatal("docs/cli.md has no synopsis of serq tui")
+	}
+	synopsis := doc[i:j]
+	var flags []string
+	var walk func(reflect.Type)
+	walk = func(ty reflect.Type) {
+		for k := 0; k < ty.NumField(); k++ {
+			f := ty.Field(k)
+			if _, ok := f.Tag.Lookup("embed"); ok {
+				walk(f.Type)
+				continue
+			}
+			name := f.Tag.Get("name")
+			if name == "" {
+				name = strings.ToLower(f.Name)
+			}
+			if f.Name == "File" || f.Tag.Get("arg") != "" {
+				continue
+			}
+			flags = append(flags, name)
+		}
+	}
+	walk(reflect.TypeOf(tuiCmd{}))
+	load := map[string]bool{"instance": true, "set": true, "def": true}
+	for _, f := range flags {
+		if load[f] {
+			continue // LOAD
+		}
+		if !strings.Contains(synopsis, "--"+f+" ") && !strings.Contains(synopsis, "--"+f+"]") {
+			t.Errorf("the synopsis of serq tui lacks --%s", f)
+		}
+		if !strings.Contains(doc, "`--"+f) {
+			t.Errorf("docs/cli.md says nothing of serq tui --%s", f)
+		}
+	}
+	for _, c := range tui.Commands() {
+		row := "| `" + strings.ReplaceAll(c[0], "|", `\|`) + "` | " + c[1] + " |"
+		if !strings.Contains(doc, row) {
+			t.Errorf("docs/cli.md's table of commands lacks %q", row)
+		}
 	}
 }

@@ -37,9 +37,9 @@ func loadFault(t *testing.T, name string, sets ...string) *model.Program {
 }
 
 // faultRunTrace runs p to horizon after warmup with seed 1 and returns its
-// report and the times of the trace events of kind what ("12.5000 P.kv[0]";
-// none for ""). It skips the test under -short.
-func faultRunTrace(t *testing.T, p *model.Program, horizon, warmup float64, what string) (*interp.Report, []string) {
+// report and the times of the trace events of kind ("12.5000 P.kv[0]";
+// none for EvNone). It skips the test under -short.
+func faultRunTrace(t *testing.T, p *model.Program, horizon, warmup float64, kind interp.EventKind) (*interp.Report, []string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs a fault example for its whole horizon")
@@ -49,9 +49,9 @@ func faultRunTrace(t *testing.T, p *model.Program, horizon, warmup float64, what
 		t.Fatal(err)
 	}
 	var times []string
-	if what != "" {
+	if kind != interp.EvNone {
 		sim.SetTracer(func(e interp.TraceEvent) {
-			if e.What == what {
+			if e.Kind == kind {
 				times = append(times, fmt.Sprintf("%.4f %s", e.Time, e.Where))
 			}
 		})
@@ -90,7 +90,7 @@ func causes(f *interp.Failures) string {
 // 258.4849 s, the 4 younger ones from 261.7149 s to 269.1658 s. With vLLM's
 // old fixed 480 s the same leases end from 680.73 s to 719.17 s.
 func TestDecoderKilledLeases(t *testing.T) {
-	r, expired := faultRunTrace(t, loadFault(t, "decoder_killed.sq"), 1000, 100, "lease expired")
+	r, expired := faultRunTrace(t, loadFault(t, "decoder_killed.sq"), 1000, 100, interp.EvLeaseExpired)
 	f := r.Failures
 	if got := causes(f); got != "`D[0]` down: 32/32" {
 		t.Errorf("causes %s", got)
@@ -102,7 +102,7 @@ func TestDecoderKilledLeases(t *testing.T) {
 	if got := strings.Join(expired, ","); got != want {
 		t.Errorf("leases expired at\n%s\nwant\n%s", got, want)
 	}
-	r, expired = faultRunTrace(t, loadFault(t, "decoder_killed.sq", "lease=480"), 1000, 100, "lease expired")
+	r, expired = faultRunTrace(t, loadFault(t, "decoder_killed.sq", "lease=480"), 1000, 100, interp.EvLeaseExpired)
 	if l := leaseTotals(r.Failures); l.Stranded != 20 || l.Expired != 20 {
 		t.Errorf("lease 480: leases %+v", l)
 	}
@@ -117,14 +117,14 @@ func TestDecoderKilledLeases(t *testing.T) {
 // decoders prefill the 21 prompts, 49,251 tokens, where they compute one
 // token a request after a read.
 func TestPrefillerKilled(t *testing.T) {
-	r, _ := faultRunTrace(t, loadFault(t, "prefiller_killed.sq"), 1000, 100, "")
+	r, _ := faultRunTrace(t, loadFault(t, "prefiller_killed.sq"), 1000, 100, interp.EvNone)
 	if got := causes(r.Failures); got != "read of `P.kv[0]` failed: `P[0]` down: 21/21" {
 		t.Errorf("fail: causes %s", got)
 	}
 	if l := leaseTotals(r.Failures); l.FailedReads != 21 || l.Lost != 21 || l.Stranded != 0 {
 		t.Errorf("fail: leases %+v, want 21 failed reads of 21 lost leases", l)
 	}
-	r, _ = faultRunTrace(t, loadFault(t, "prefiller_killed_recompute.sq"), 1000, 100, "")
+	r, _ = faultRunTrace(t, loadFault(t, "prefiller_killed_recompute.sq"), 1000, 100, interp.EvNone)
 	if f := r.Failures; f.Requests != 0 || f.Recomputes != 21 || f.Failed != 0 {
 		t.Errorf("recompute: failures %+v", f)
 	}
@@ -141,7 +141,7 @@ func TestPrefillerKilled(t *testing.T) {
 // up, the 29 in the sidecar's hop leave their leases to expire; the others
 // leave none behind.
 func TestAbortStrands(t *testing.T) {
-	r, stranded := faultRunTrace(t, loadFault(t, "abort.sq"), 1000, 100, "lease stranded")
+	r, stranded := faultRunTrace(t, loadFault(t, "abort.sq"), 1000, 100, interp.EvLeaseStranded)
 	if got := causes(r.Failures); got != "timed out: 2147/2147" {
 		t.Errorf("causes %s", got)
 	}
@@ -154,7 +154,7 @@ func TestAbortStrands(t *testing.T) {
 // leases after they expired with vLLM's 30 s, none with the fix's 300 s.
 func TestIncidentLateReads(t *testing.T) {
 	for lease, late := range map[string]uint64{"30": 378, "300": 0} {
-		r, _ := faultRunTrace(t, loadFault(t, "incident.sq", "lease="+lease), 1800, 300, "")
+		r, _ := faultRunTrace(t, loadFault(t, "incident.sq", "lease="+lease), 1800, 300, interp.EvNone)
 		if l := leaseTotals(r.Failures); l.Granted != 1448 || l.LateReads != late {
 			t.Errorf("lease %s: leases %+v, want %d late reads of 1448", lease, l, late)
 		}
@@ -179,7 +179,7 @@ func TestStalePicture(t *testing.T) {
 		{[]string{"detect=1"}, 35, 0, "`D[0]` down: 32/0; `P[0]` down: 2/0; read of `P.kv[0]` failed: `P[0]` down: 1/0", 15, 148224},
 		{[]string{"refresh=0", "detect=0"}, 35, 0, "`D[0]` down: 32/0; read of `P.kv[0]` failed: `P[0]` down: 3/0", 17, 145728},
 	} {
-		r, _ := faultRunTrace(t, loadFault(t, "stale_picture.sq", c.sets...), 1000, 100, "")
+		r, _ := faultRunTrace(t, loadFault(t, "stale_picture.sq", c.sets...), 1000, 100, interp.EvNone)
 		if f := r.Failures; f.Requests != c.requests || f.Failed != c.sessions || causes(f) != c.causes {
 			t.Errorf("%v: %d requests and %d sessions failed of %s; want %d, %d, %s",
 				c.sets, f.Requests, f.Failed, causes(f), c.requests, c.sessions, c.causes)

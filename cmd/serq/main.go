@@ -126,6 +126,8 @@ var usages = map[string]string{
 type env struct {
 	stdout, stderr io.Writer
 	progArgs       []string // the elements after the first bare "--"
+	instances      []string // the --instance files given, in order (expandInstances replaced them)
+	sourceHash     string   // the loaded program's text, hashed (tui.ProgramHash), for a tour's run
 }
 
 // loadFlags are the flags and argument of every command that loads a program.
@@ -260,6 +262,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if i := slices.Index(args, "--"); i >= 0 {
 		flags, progArgs = args[:i], args[i+1:]
 	}
+	instances := instancePaths(flags)
 	flags, err := expandInstances(flags)
 	if err != nil {
 		var lerr *loadError
@@ -323,7 +326,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return usage(stderr, cmd, "`--version` takes no arguments and no command")
 	}
 
-	err = kctx.Run(&env{stdout: stdout, stderr: stderr, progArgs: progArgs})
+	err = kctx.Run(&env{stdout: stdout, stderr: stderr, progArgs: progArgs, instances: instances})
 	var (
 		uerr *usageError
 		lerr *loadError
@@ -677,6 +680,7 @@ func (c *tuiCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	tuiGC()
 	if r := prog.Run; r != nil {
 		// an IR's recorded settings, where the flags say nothing
 		if c.Horizon == nil {
@@ -705,14 +709,27 @@ func (c *tuiCmd) Run(e *env) error {
 	if opts.Arrivals, err = arrivalsFlag(c.Arrivals); err != nil {
 		return err
 	}
+	// the run a tour names, and :save tour writes (tui.RunID)
+	opts.Run = tui.RunID{Program: safeio.PrintableLine(filepath.Base(c.File)), Hash: e.sourceHash, Instances: e.instances,
+		Args: tui.ArgsOf(prog), Seed: s.seed, Warmup: s.warmup, Arrivals: opts.Arrivals}
+	if c.Horizon != nil {
+		opts.Run.Horizon = horizon
+	}
 	if c.Tour != nil {
-		t, err := tui.LoadTour(*c.Tour, prog, horizon)
-		if err != nil {
+		tourErr := func(err error) error {
 			var sources map[string][]byte
 			if src, rerr := tui.TourKind.Read(*c.Tour); rerr == nil && tui.TourKind.Quotes(*c.Tour) {
 				sources = map[string][]byte{*c.Tour: src}
 			}
 			return &loadError{file: *c.Tour, err: err, sources: sources}
+		}
+		t, err := tui.LoadTour(*c.Tour, prog, horizon)
+		if err != nil {
+			return tourErr(err)
+		}
+		// a tour made on another run is refused before the UI starts
+		if err := t.Check(opts.Run, prog); err != nil {
+			return tourErr(err)
 		}
 		opts.Tour = t
 	}
@@ -941,6 +958,7 @@ func (c *loadFlags) load(e *env) (*model.Program, error) {
 		}
 		return nil, &loadError{file: c.File, err: fmt.Errorf("cannot read: %w", err)}
 	}
+	e.sourceHash = tui.ProgramHash(src)
 	if isIR {
 		return readIR(c.File, src)
 	}
@@ -1239,6 +1257,19 @@ var instanceSettings = map[string][]string{
 	"run": {"horizon", "warmup", "seed", "arrivals"},
 	"ir":  {"horizon", "warmup", "seed", "arrivals"},
 	"tui": {"horizon", "warmup", "seed", "arrivals"},
+}
+
+// instancePaths are the files of the `--instance F` flags, in order.
+func instancePaths(flags []string) []string {
+	var out []string
+	for i, a := range flags {
+		if p, ok := strings.CutPrefix(a, "--instance="); ok {
+			out = append(out, p)
+		} else if a == "--instance" && i+1 < len(flags) {
+			out = append(out, flags[i+1])
+		}
+	}
+	return out
 }
 
 // expandInstances replaces each `--instance F` by the flags it stands for,

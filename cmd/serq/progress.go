@@ -83,6 +83,21 @@ func startGC() {
 // no GOGC.
 func ownGC() bool { return os.Getenv("GOGC") == "" }
 
+// tuiGC is the collector's target in serq tui (GOGC not set): 50 % over
+// the live heap, not the default 100 %. Most of what the TUI keeps is its
+// checkpoints (at most interp.DefaultCheckpointBudget, 256 MB), the rest
+// what `serq run` keeps (32 MB for the seed at 32/32 to 2000 s) and the
+// log's window: the heap peaks at (1 + GOGC/100) times what it keeps, so
+// the peak stays within twice the checkpoints' memory while GOGC/100 is
+// below (C − R)/(C + R), C the checkpoints and R the rest (0.76 at C 236
+// MB, R 32 MB; tui's BenchmarkBigCheckpoints and bench/tui.sh measure
+// them).
+func tuiGC() {
+	if ownGC() {
+		debug.SetGCPercent(50)
+	}
+}
+
 // loadedGC is the collector's default target after startGC.
 func loadedGC() {
 	if ownGC() {

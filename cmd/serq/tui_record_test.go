@@ -20,7 +20,9 @@ func TestTUIRecordAndReport(t *testing.T) {
 	p := startPTY(t, []string{"tui", seed, "--horizon", "20", "--record", cast, "--report"}, "NO_COLOR=1")
 	p.waitFor("PAUSED", 60*time.Second)
 	p.ptmx.Write([]byte("g"))
-	p.waitFor("goto ", 60*time.Second)
+	// the command line with goto (the help line says "g goto T" from the
+	// start); 20 written before g is read would come with it, as text
+	p.waitFor(":goto", 60*time.Second)
 	p.ptmx.Write([]byte("20\r"))
 	p.waitFor("DONE", 60*time.Second)
 	p.ptmx.Write([]byte("q"))

@@ -113,3 +113,27 @@ func TestReadmeScreenshot(t *testing.T) {
 		t.Errorf("the README's capture is not the screenshot's:\n%s", got)
 	}
 }
+
+// TestTuiTourBound: serq tui names its run to a tour and refuses a tour
+// made on another, before the UI starts (exit 1, at the tour's `run:`,
+// the flags that make its run in the hint); on its own run it plays.
+func TestTuiTourBound(t *testing.T) {
+	seed := "../../examples/pd-disaggregation/llmd_nixl_pull.sq"
+	inst := "../../examples/pd-disaggregation/instances/llmd_nixl_pull/pressure.sq"
+	tour := "../../examples/pd-disaggregation/tours/coupling.yaml"
+	code, out, errs := serq(t, "tui", seed, "--tour", tour)
+	want := tour + ":13:1: the tour was made on instance examples/pd-disaggregation/instances/llmd_nixl_pull/pressure.sq: " +
+		"blocksD 1200 (this run: 10000), Lambda 1.2 (this run: 0.6), warm-up 200 (this run: 0)\n | run:\n | ^\n" +
+		"hint: play it on the run it names: --instance examples/pd-disaggregation/instances/llmd_nixl_pull/pressure.sq --seed 1 --warmup 200 --horizon 2000\n"
+	if code != 1 || out != "" || errs != want {
+		t.Errorf("the tour without its instance = %d, %q, %q; want 1, \"\", %q", code, out, errs, want)
+	}
+	shot := filepath.Join(t.TempDir(), "s.txt")
+	code, out, errs = serq(t, "tui", seed, "--instance", inst, "--tour", tour, "--at", "8", "--screenshot", shot)
+	if code != 0 || out != "" || errs != "" {
+		t.Fatalf("the tour on its run = %d, %q, %q", code, out, errs)
+	}
+	if b, _ := os.ReadFile(shot); !strings.Contains(string(b), "tour: 8 stops, > goes to the first") {
+		t.Errorf("the tour on its run shows no tour:\n%s", b)
+	}
+}
