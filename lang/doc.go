@@ -22,7 +22,8 @@
 //
 // Other entry points: [ReadInstance] reads an instance file (instance.go),
 // [CompileQuery] compiles a debugger expression against a loaded program
-// (query.go), and [Builtins] lists the predefined names (words.go).
+// (query.go), and [Builtins] lists the predefined names (words.go), all
+// of them model.Predeclared's, which builtins.go reads by kind.
 //
 // The files of the lowering, by concern: scope.go (the moments an
 // expression is evaluated at, and the names in scope), costtype.go (the

@@ -381,8 +381,6 @@ var reservedNames = map[string]bool{
 	"batch": true, "demand": true, "served": true,
 }
 
-var funcArity = map[string]int{"min": 2, "max": 2, "abs": 1, "floor": 1, "ceil": 1, "sqrt": 1, "exp": 1, "ln": 1, "pow": 2}
-
 func (l *lowerer) constant(it *syntax.LetItem) {
 	at := nameAt(it.Pos, it.Tokens, it.Name)
 	if l.nameTaken(at, it.Name, "a constant") {
@@ -498,7 +496,7 @@ func (l *lowerer) def(it *syntax.DefItem) {
 		return
 	}
 	at := nameAt(it.Pos, it.Tokens, it.Name)
-	if reservedNames[it.Name] || funcArity[it.Name] > 0 || isKeyword(it.Name) || it.Name == "cost" {
+	if reservedNames[it.Name] || pureFuncs[it.Name] != nil || isKeyword(it.Name) || it.Name == "cost" {
 		l.errorf(at, "`%s` cannot name a def: it is a keyword or a built-in", it.Name)
 		return
 	}
