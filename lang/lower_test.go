@@ -2,8 +2,10 @@ package lang
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -409,6 +411,26 @@ fn main() {
 		}
 		if got, ok := p.Engines[0].Chunk.IsConst(); !ok || got != want {
 			t.Errorf("n = %s: the cap is %v (constant %v), want %v", n, p.Engines[0].Chunk, ok, want)
+		}
+	}
+}
+
+// TestCallStack checks the inlined calls a statement of the seed program
+// came from: the decode entry's run, called from the gateway's route,
+// called from the server; the server's own statements came from none.
+func TestCallStack(t *testing.T) {
+	p := loadSeed(t)
+	stacks := map[string]bool{}
+	p.Walk(func(st *model.Stmt) {
+		var s []string
+		for _, c := range p.CallStack(st.Call) {
+			s = append(s, c.Name+"@"+strconv.Itoa(c.Pos.Line))
+		}
+		stacks[strings.Join(s, " < ")] = true
+	})
+	for _, want := range []string{"", "gw.route@209", "D.decode@70 < gw.route@209", "P.prefill@68 < gw.route@209", "D.decode@73 < gw.route@209"} {
+		if !stacks[want] {
+			t.Errorf("no statement came from %q; the stacks are %q", want, slices.Sorted(maps.Keys(stacks)))
 		}
 	}
 }

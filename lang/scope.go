@@ -164,6 +164,7 @@ type scope struct {
 	cachedIn    string // the pool of the hold whose body this is
 	atEnd       bool   // a claim read at the end: observation aggregates
 	depth       int    // def/entry expansion depth, against runaway recursion
+	call        int    // inside an inlined entry or statement def: 1 + its index in prog.Calls
 	draws       *bool
 	defStack    []string
 	family      bool // resolving `cost(R, …)`: a family needs no index

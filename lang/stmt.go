@@ -1232,7 +1232,9 @@ func (l *lowerer) entryCall(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 		}
 		es.from = from
 	}
+	es.call = l.inlined(q.name+"."+s.Verb, s.Pos, sc)
 	out := l.stmtsOf(entry.Body.Stmts, es)
+	markCall(out, es.call)
 	l.prog.Blocks++
 	out = l.reading(out, s, q, entry, idx, es.from)
 	return l.retry(out, s)
@@ -1363,9 +1365,37 @@ func (l *lowerer) stmtDef(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 		inner.bind(p, &binding{ast: s.Args[i], sc: sc, pos: s.Args[i].Pos})
 	}
 	mark := len(l.errs)
+	inner.call = l.inlined(d.Name, s.Pos, sc)
 	out := l.stmtsOf(d.Stmts, inner)
+	markCall(out, inner.call)
 	l.noteUse(mark, d, s.Pos)
 	return out
+}
+
+// inlined records a call that the lowering inlines, of name at pos in
+// sc, and returns its number for markCall.
+func (l *lowerer) inlined(name string, pos lexer.Position, sc *scope) int {
+	p := syntax.ToPos(pos)
+	if p.File == "" {
+		p.File = l.file
+	}
+	l.prog.Calls = append(l.prog.Calls, model.Call{Name: name, Pos: p, Caller: sc.call})
+	return len(l.prog.Calls)
+}
+
+// markCall marks the statements of an inlined call's body (and of the
+// blocks inside them) as the call's, but for those an inner call marked.
+func markCall(out []*model.Stmt, call int) {
+	for _, st := range out {
+		if st.Call == 0 {
+			st.Call = call
+		}
+		for _, b := range []*model.Block{st.Body, st.Else} {
+			if b != nil {
+				markCall(b.Stmts, call)
+			}
+		}
+	}
 }
 
 // progresses reports whether every path through b reaches a run of
