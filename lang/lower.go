@@ -31,6 +31,7 @@ import (
 // A lowerer lowers one program (its main file and the libraries it uses)
 // into prog, collecting errors in errs.
 type lowerer struct {
+	sources    map[string][]byte         // the text of each file read, for the errors' ranges
 	file       string                    // the main file's name: an error's position names it when it names no file
 	sites      map[string]model.Pos      // where each declared name is first declared
 	stale      map[string]string         // attributes last set from a cachedin read, and that read
@@ -184,6 +185,7 @@ func newLowerer(file string, opts Options) *lowerer {
 		queues:     map[string]*queueDecl{},
 		toolFam:    -1,
 		leasedFams: map[int]bool{},
+		sources:    map[string][]byte{},
 	}
 	l.prog = &model.Program{File: file, AutoTTFT: -1, AutoResponse: -1}
 	for _, o := range opts.Sets {

@@ -38,8 +38,7 @@
 // "--" is the program's arguments, which kong never sees.
 //
 // The files: main.go (the command line, loading, check, ir, run, tui,
-// draw, and rendering errors), snippet.go (the quoted source line of an
-// error), report.go (the text and JSON reports and --dump), progress.go
+// draw, and rendering errors with lang.WriteError), report.go (the text and JSON reports and --dump), progress.go
 // (the progress line), guard.go (--max-live), signals.go and
 // tui_signals.go (stopping cleanly on a signal), target.go, fmt.go and
 // lsp.go (their commands), sweep.go, sweepout.go, merge.go and plot.go
@@ -1174,34 +1173,10 @@ func renderLoadError(w io.Writer, e *loadError) {
 	}
 }
 
-// renderError prints one error: its position and message, the source line
-// with a caret, its notes and its hint, each on a line of its own.
+// renderError prints one error as every front end does (lang.WriteError),
+// quoting the files Load read, the file system or the embedded library.
 func renderError(w io.Writer, e *loadError, le *lang.Error) {
-	pos := le.Pos
-	if pos.File == "" {
-		pos.File = e.file
-	}
-	// The message may quote a tour's YAML or an IR's names: no control
-	// character reaches the terminal.
-	msg := safeio.Printable(le.Msg)
-	if pos.Line <= 0 {
-		fmt.Fprintf(w, "%s: %s\n", safeio.Printable(pos.File), msg)
-	} else {
-		fmt.Fprintf(w, "%s: %s\n", safeio.Printable(pos.String()), msg)
-		if line, ok := sourceLine(e, pos.File, pos.Line); ok {
-			line, col := snippet(line, pos.Col)
-			fmt.Fprintf(w, " | %s\n", line)
-			if col > 0 {
-				fmt.Fprintf(w, " | %s^\n", caretIndent(line, col))
-			}
-		}
-	}
-	for _, n := range le.Notes {
-		fmt.Fprintf(w, "note: %s\n", safeio.Printable(n))
-	}
-	if le.Hint != "" {
-		fmt.Fprintf(w, "hint: %s\n", safeio.Printable(le.Hint))
-	}
+	lang.WriteError(w, le, e.file, func(file string, n int) (string, bool) { return sourceLine(e, file, n) })
 }
 
 // sourceLine returns line n (1-based) of file, from the files Load read,
@@ -1228,28 +1203,6 @@ func sourceLine(e *loadError, file string, n int) (string, bool) {
 		return "", false
 	}
 	return line, true
-}
-
-// caretIndent is the prefix that puts a caret under column col (1-based,
-// in characters) of line: a tab for each tab before it, else a space.
-func caretIndent(line string, col int) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range line {
-		if n >= col-1 {
-			break
-		}
-		if r == '\t' {
-			b.WriteByte('\t')
-		} else {
-			b.WriteByte(' ')
-		}
-		n++
-	}
-	for ; n < col-1; n++ {
-		b.WriteByte(' ')
-	}
-	return b.String()
 }
 
 // instanceSettings are the run settings an instance may give, per command.

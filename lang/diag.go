@@ -1,0 +1,113 @@
+package lang
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/serq/serq/internal/safeio"
+	"github.com/serq/serq/lang/syntax"
+)
+
+// SourceLine returns line n (1-based) of file as it may be quoted in a
+// diagnostic; false quotes none (a file that cannot be read, or a line
+// that is not printable text).
+type SourceLine func(file string, n int) (string, bool)
+
+// WriteError writes one diagnostic as every front end shows it (serq's
+// commands on stderr, serq tui's command line): `file:line:col: message`
+// (a warning says so), the source line with a caret under the column, the
+// notes and the hint, each on a line of its own. file names the error's
+// file when it has none; line quotes the source (nil: none). No control
+// character of the message, its notes or its hint reaches the terminal.
+func WriteError(w io.Writer, e *Error, file string, line SourceLine) {
+	pos := e.Pos
+	if pos.File == "" {
+		pos.File = file
+	}
+	msg := safeio.Printable(e.Msg)
+	if e.Severity == SevWarning {
+		msg = "warning: " + msg
+	}
+	if pos.Line <= 0 {
+		fmt.Fprintf(w, "%s: %s\n", safeio.Printable(pos.File), msg)
+	} else {
+		fmt.Fprintf(w, "%s: %s\n", safeio.Printable(pos.String()), msg)
+		if line != nil {
+			if text, ok := line(pos.File, pos.Line); ok {
+				text, col := Snippet(text, pos.Col)
+				fmt.Fprintf(w, " | %s\n", text)
+				if col > 0 {
+					fmt.Fprintf(w, " | %s^\n", caretIndent(text, col))
+				}
+			}
+		}
+	}
+	for _, n := range e.Notes {
+		fmt.Fprintf(w, "note: %s\n", safeio.Printable(n))
+	}
+	if e.Hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", safeio.Printable(e.Hint))
+	}
+}
+
+// Severities of a diagnostic (syntax.Severity).
+const (
+	SevError   = syntax.SevError
+	SevWarning = syntax.SevWarning
+)
+
+// SnippetWidth is the most characters of a source line a diagnostic
+// quotes; a longer line is cut around the column, each cut marked with
+// "…", so that a one-line program of megabytes does not flood stderr.
+const SnippetWidth = 100
+
+// Snippet cuts line around col (1-based, in characters) to at most
+// SnippetWidth characters plus the marks, and returns the column of the
+// same character in the cut line (0 stays 0).
+func Snippet(line string, col int) (string, int) {
+	runes := []rune(line)
+	if len(runes) <= SnippetWidth {
+		return line, col
+	}
+	c := max(col, 1) - 1 // 0-based
+	start := max(c-SnippetWidth/2, 0)
+	end := min(start+SnippetWidth, len(runes))
+	start = max(end-SnippetWidth, 0)
+	out := string(runes[start:end])
+	if col > 0 {
+		col -= start
+	}
+	if start > 0 {
+		out = "…" + out
+		if col > 0 {
+			col++
+		}
+	}
+	if end < len(runes) {
+		out += "…"
+	}
+	return out, col
+}
+
+// caretIndent is the prefix that puts a caret under column col (1-based,
+// in characters) of line: a tab for each tab before it, else a space.
+func caretIndent(line string, col int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range line {
+		if n >= col-1 {
+			break
+		}
+		if r == '\t' {
+			b.WriteByte('\t')
+		} else {
+			b.WriteByte(' ')
+		}
+		n++
+	}
+	for ; n < col-1; n++ {
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
