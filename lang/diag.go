@@ -26,7 +26,7 @@ func WriteError(w io.Writer, e *Error, file string, line SourceLine) {
 		pos.File = file
 	}
 	msg := safeio.Printable(e.Msg)
-	if e.Severity == SevWarning {
+	if e.Severity == syntax.SevWarning {
 		msg = "warning: " + msg
 	}
 	if pos.Line <= 0 {
@@ -35,7 +35,7 @@ func WriteError(w io.Writer, e *Error, file string, line SourceLine) {
 		fmt.Fprintf(w, "%s: %s\n", safeio.Printable(pos.String()), msg)
 		if line != nil {
 			if text, ok := line(pos.File, pos.Line); ok {
-				text, col := Snippet(text, pos.Col)
+				text, col := snippet(text, pos.Col)
 				fmt.Fprintf(w, " | %s\n", text)
 				if col > 0 {
 					fmt.Fprintf(w, " | %s^\n", caretIndent(text, col))
@@ -51,29 +51,23 @@ func WriteError(w io.Writer, e *Error, file string, line SourceLine) {
 	}
 }
 
-// Severities of a diagnostic (syntax.Severity).
-const (
-	SevError   = syntax.SevError
-	SevWarning = syntax.SevWarning
-)
-
-// SnippetWidth is the most characters of a source line a diagnostic
+// snippetWidth is the most characters of a source line a diagnostic
 // quotes; a longer line is cut around the column, each cut marked with
 // "…", so that a one-line program of megabytes does not flood stderr.
-const SnippetWidth = 100
+const snippetWidth = 100
 
-// Snippet cuts line around col (1-based, in characters) to at most
-// SnippetWidth characters plus the marks, and returns the column of the
+// snippet cuts line around col (1-based, in characters) to at most
+// snippetWidth characters plus the marks, and returns the column of the
 // same character in the cut line (0 stays 0).
-func Snippet(line string, col int) (string, int) {
+func snippet(line string, col int) (string, int) {
 	runes := []rune(line)
-	if len(runes) <= SnippetWidth {
+	if len(runes) <= snippetWidth {
 		return line, col
 	}
 	c := max(col, 1) - 1 // 0-based
-	start := max(c-SnippetWidth/2, 0)
-	end := min(start+SnippetWidth, len(runes))
-	start = max(end-SnippetWidth, 0)
+	start := max(c-snippetWidth/2, 0)
+	end := min(start+snippetWidth, len(runes))
+	start = max(end-snippetWidth, 0)
 	out := string(runes[start:end])
 	if col > 0 {
 		col -= start

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/serq/serq/lang/syntax"
 	"github.com/serq/serq/model"
 )
 
@@ -38,11 +39,13 @@ func TestErrorRanges(t *testing.T) {
 // warning, the notes and the hint, and an error of a whole file.
 func TestWriteError(t *testing.T) {
 	long := strings.Repeat("x", 150) + "\ttarget"
-	line := func(file string, n int) (string, bool) { return map[int]string{1: "  let a = nope;", 2: long}[n], n <= 2 }
+	line := func(file string, n int) (string, bool) {
+		return map[int]string{1: "  let a = nope;", 2: long}[n], n <= 2
+	}
 	var b strings.Builder
 	WriteError(&b, &Error{Pos: model.Pos{File: "m.sq", Line: 1, Col: 11}, Msg: "undefined: nope", Hint: "did you mean `nop`?",
 		Notes: []string{"in `f`, used at m.sq:9:2"}}, "", line)
-	WriteError(&b, &Error{Pos: model.Pos{Line: 2, Col: 152}, Severity: SevWarning, Msg: "far\x1b[31m"}, "w.sq", line)
+	WriteError(&b, &Error{Pos: model.Pos{Line: 2, Col: 152}, Severity: syntax.SevWarning, Msg: "far\x1b[31m"}, "w.sq", line)
 	WriteError(&b, &Error{Pos: model.Pos{File: "x.sq"}, Msg: "cannot read"}, "", line)
 	want := "m.sq:1:11: undefined: nope\n | " + "  let a = nope;\n |           ^\nnote: in `f`, used at m.sq:9:2\nhint: did you mean `nop`?\n" +
 		"w.sq:2:152: warning: far[31m\n | …" + strings.Repeat("x", 93) + "\ttarget\n | " + strings.Repeat(" ", 94) + "\t^\n" +

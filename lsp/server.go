@@ -313,7 +313,7 @@ func (s *server) diagnostics(d *document) map[string][]protocol.Diagnostic {
 			msg += "\nhint: " + e.Hint
 		}
 		sev := protocol.DiagnosticSeverityError
-		if e.Severity == lang.SevWarning {
+		if e.Severity == syntax.SevWarning {
 			sev = protocol.DiagnosticSeverityWarning
 		}
 		source := "serq"
