@@ -316,6 +316,7 @@ func (l *lowerer) call(c *syntax.Call, sc *scope) (*model.Expr, typ) {
 	}
 	if sc.eng != nil {
 		if r, ok := sc.eng.dev.funcs[c.Func]; ok {
+			l.bindUse(c.Pos, c.Func, "time resource", c.Func, "", r.Pos)
 			return l.deviceFunc(c, r, sc), nil
 		}
 	}
@@ -592,6 +593,7 @@ func (l *lowerer) exprDef(c *syntax.Call, d *syntax.DefItem, sc *scope) (*model.
 		l.errorf(c.Pos, "def `%s` holds statements: use it as a statement, `%s(…);`", d.Name, d.Name)
 		return model.Num(0), nil
 	}
+	l.bindUse(c.Pos, d.Name, "def", d.Name, d.Name, atSite)
 	if len(c.Args) != len(d.Params) {
 		l.errorf(c.Pos, "def `%s` takes %s, not %d", d.Name, plural(len(d.Params), "argument"), len(c.Args))
 		return model.Num(0), nil
@@ -611,7 +613,7 @@ func (l *lowerer) exprDef(c *syntax.Call, d *syntax.DefItem, sc *scope) (*model.
 	inner.defStack = append(append([]string(nil), sc.defStack...), d.Name)
 	bs := make([]*binding, len(d.Params))
 	for i, p := range d.Params {
-		bs[i] = &binding{ast: c.Args[i], sc: sc, pos: c.Args[i].Pos}
+		bs[i] = &binding{ast: c.Args[i], sc: sc, pos: c.Args[i].Pos, kind: "parameter", decl: paramAt(d, p)}
 		inner.bind(p, bs[i])
 	}
 	mark := len(l.errs)
@@ -703,6 +705,7 @@ func (l *lowerer) name(n *syntax.Name, sc *scope) (*model.Expr, typ) {
 				if sc.mom.scheduler() && !(sc.mom == momAdmit) {
 					l.errorf(n.Pos, "`%s` is an attribute: %s may not read it", attr, momentNames[sc.mom])
 				}
+				l.bindUse(n.Pos, attr, "attribute", attr, "qattr "+attr+"|attr "+attr, atSite)
 				return &model.Expr{Op: model.EAttr, Slot: l.attr(attr), Name: attr}, nil
 			}
 		}
@@ -784,6 +787,11 @@ func (l *lowerer) ident(n *syntax.Name, sc *scope) (*model.Expr, typ) {
 		return sc.self, nil
 	}
 	if v, ok := l.consts[name]; ok {
+		if l.inputOf(name) != nil {
+			l.bindUse(n.Pos, name, "input", name, "input "+name, atSite)
+		} else {
+			l.bindUse(n.Pos, name, "let", name, name, atSite)
+		}
 		return model.Num(v), nil
 	}
 	if l.misreadCache(n, sc) {
@@ -842,6 +850,9 @@ func (l *lowerer) boundName(n *syntax.Name, sc *scope) (x *model.Expr, t typ, ok
 	if b.refuse != "" {
 		l.errorf(n.Pos, "%s", b.refuse)
 		return model.Num(0), nil, true
+	}
+	if b.kind != "" {
+		l.bindUse(n.Pos, n.Name, b.kind, n.Name, "", b.decl)
 	}
 	b.reads++
 	switch {
@@ -926,6 +937,7 @@ func (l *lowerer) undefined(n *syntax.Name, sc *scope) {
 }
 
 func (l *lowerer) attrRead(n *syntax.Name, name string, sc *scope) *model.Expr {
+	l.bindUse(n.Pos, n.Name, "attribute", name, "attr "+name+"|qattr "+name, atSite)
 	slot := l.attr(name)
 	a := l.prog.Attrs[slot]
 	switch {

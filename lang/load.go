@@ -48,6 +48,7 @@ func LoadSource(filename string, src []byte, opts Options) (*model.Program, erro
 	l := newLowerer(filename, opts)
 	l.sources[filename] = src
 	prog := l.program(f)
+	l.sendBindings()
 	if l.limitHit {
 		l.errs = l.errs[:l.errsAtLimit]
 	}
@@ -73,6 +74,7 @@ func CheckLibrary(filename string, src []byte, opts Options) error {
 	l.used[filename] = true
 	l.libItems(f)
 	l.checkDefOrder()
+	l.sendBindings()
 	if len(l.errs) > 0 {
 		return l.errList()
 	}

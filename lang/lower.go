@@ -31,6 +31,7 @@ import (
 // A lowerer lowers one program (its main file and the libraries it uses)
 // into prog, collecting errors in errs.
 type lowerer struct {
+	binds      []pendingBind             // the names read and their declarations, for Options.Bindings
 	sources    map[string][]byte         // the text of each file read, for the errors' ranges
 	file       string                    // the main file's name: an error's position names it when it names no file
 	sites      map[string]model.Pos      // where each declared name is first declared
@@ -438,6 +439,7 @@ func (l *lowerer) input(it *syntax.LetItem) {
 		def = 0
 	}
 	in := &inputDecl{name: name, local: it.Name, def: def, value: def, pos: it.Pos}
+	l.site("input "+it.Name, it.Pos)
 	if o, ok := l.sets[name]; ok {
 		in.bound = true
 		e, err := syntax.ParseExpr("--set "+name, o.Expr)

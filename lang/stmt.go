@@ -1191,6 +1191,8 @@ func (l *lowerer) entryCall(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 	if entry == nil {
 		return nil
 	}
+	l.bindUse(s.Pos, s.Queue, "queue", q.name, q.name, atSite)
+	l.bindUse(verbAt(s), s.Verb, "entry", q.name+"."+s.Verb, "", entry.Pos)
 	if sc.depth > 16 {
 		l.errorf(s.Pos, "entry calls nest too deeply")
 		return nil
@@ -1208,7 +1210,7 @@ func (l *lowerer) entryCall(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 			l.errorf(s.Args[i].Pos, "an entry's arguments may not draw")
 		}
 		v, t := l.value(s.Args[i], sc, nil)
-		es.bind(p, &binding{val: v, typ: t})
+		es.bind(p, &binding{val: v, typ: t, kind: "parameter", decl: entryParamAt(entry, p)})
 	}
 	gateway := roleIs(q, "gateway")
 	if gateway {
@@ -1338,6 +1340,7 @@ func (l *lowerer) stmtDef(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 		suggest(l.errorf(s.Pos, "undefined statement `%s(…)`", s.Queue), s.Queue, sortedKeys(l.defs))
 		return nil
 	}
+	l.bindUse(s.Pos, d.Name, "def", d.Name, d.Name, atSite)
 	if d.Expr != nil {
 		l.errorf(s.Pos, "def `%s` is an expression: use its value, e.g. `set x = %s(…);`", d.Name, d.Name)
 		return nil
@@ -1362,7 +1365,7 @@ func (l *lowerer) stmtDef(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 	inner.depth++
 	inner.defStack = append(append([]string(nil), sc.defStack...), d.Name)
 	for i, p := range d.Params {
-		inner.bind(p, &binding{ast: s.Args[i], sc: sc, pos: s.Args[i].Pos})
+		inner.bind(p, &binding{ast: s.Args[i], sc: sc, pos: s.Args[i].Pos, kind: "parameter", decl: paramAt(d, p)})
 	}
 	mark := len(l.errs)
 	inner.call = l.inlined(d.Name, s.Pos, sc)

@@ -16,7 +16,8 @@
 // knows of it — a pool's cap and block, a constant's value, an input's
 // binding — and its declaration, a def's body whole; a device's time
 // resources, queue attributes and marks, `batch.…` and the other built-in
-// names), go to definition (into `use`d libraries too), document symbols
+// names), go to definition (into `use`d libraries too; a name's definition
+// is the declaration lang's checker binds it to, lang.Binding), document symbols
 // (queues with their members and entries, stages, pools, devices,
 // engines, defs, constants, gauges, claims), formatting (the layout of
 // `serq fmt`) and completion (after `Q.` or `Q[…].` the members of queue
