@@ -38,7 +38,7 @@
 // "--" is the program's arguments, which kong never sees.
 //
 // The files: main.go (the command line, loading, check, ir, run, tui,
-// draw, and rendering errors with lang.WriteError), report.go (the text and JSON reports and --dump), progress.go
+// draw, and rendering errors with lang.WriteError), progress.go
 // (the progress line), guard.go (--max-live), signals.go and
 // tui_signals.go (stopping cleanly on a signal), target.go, fmt.go and
 // lsp.go (their commands), sweep.go, sweepout.go, merge.go and plot.go
@@ -74,6 +74,7 @@ import (
 	"github.com/serq/serq/lang/syntax"
 	"github.com/serq/serq/lib"
 	"github.com/serq/serq/model"
+	"github.com/serq/serq/report"
 	"github.com/serq/serq/tui"
 )
 
@@ -603,16 +604,16 @@ func (c *runCmd) Run(e *env) error {
 		// the samples and change points are kept only for the charts of
 		// --plot; --dump writes them as the run goes
 		Lean: c.Plot == nil}
-	var dump *dumpWriter
+	var dump *report.Dump
 	if c.Dump != nil {
 		gauges := make([]string, len(prog.Gauges))
 		for i, g := range prog.Gauges {
 			gauges[i] = g.Name
 		}
-		if dump, err = newDumpWriter(*c.Dump, prog.Observes, gauges); err != nil {
+		if dump, err = report.NewDump(*c.Dump, prog.Observes, gauges); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, err)}
 		}
-		defer dump.abort() // a run or dump that does not commit leaves no file
+		defer dump.Abort() // a run or dump that does not commit leaves no file
 		opt.Dump = dump
 	}
 	sim, err := interp.New(prog, opt)
@@ -627,11 +628,11 @@ func (c *runCmd) Run(e *env) error {
 	defer in.stop()
 	var dumpFailed func() error
 	if dump != nil {
-		dumpFailed = dump.failed
+		dumpFailed = dump.Err
 	}
 	if err := runWithProgress(sim, e.stderr, in, dumpFailed, gc); err != nil {
-		if dump != nil && dump.failed() != nil {
-			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, dump.failed())}
+		if dump != nil && dump.Err() != nil {
+			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, dump.Err())}
 		}
 		if errors.As(err, new(*interruptedError)) {
 			return err
@@ -644,9 +645,14 @@ func (c *runCmd) Run(e *env) error {
 	}
 	rep := sim.Report()
 	if dump != nil {
-		dump.failures(*c.Dump, rep.Failures)
-		if err := dump.commit(in.stopped); err != nil {
-			if errors.Is(err, errInterrupted) {
+		dump.Failures(rep.Failures)
+		each := func() {
+			if signalHook != nil {
+				signalHook("dump", nil)
+			}
+		}
+		if err := dump.Commit(in.stopped, each); err != nil {
+			if errors.Is(err, report.ErrStopped) {
 				return &interruptedError{sig: in.caught(), what: fmt.Sprintf("the dump was abandoned, no file in %s changed; no report written", *c.Dump)}
 			}
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, err)}
@@ -661,9 +667,9 @@ func (c *runCmd) Run(e *env) error {
 		}
 	}
 	if c.JSON {
-		return writeJSON(e.stdout, rep)
+		return report.JSON(e.stdout, rep)
 	}
-	return writeText(e.stdout, rep)
+	return report.Text(e.stdout, rep)
 }
 
 // tuiHorizon is the horizon of `serq tui` without --horizon: far enough
