@@ -45,8 +45,10 @@ type Builtin struct {
 	Name string
 	Kind BuiltinKind
 	// Op and Fn are the expression node a call lowers to (an observable's
-	// Op says a stage's or a pool's); zero for the other kinds. Ctx is a
-	// context variable's slot.
+	// Op says a stage's or a pool's); zero for the other kinds. A pure
+	// function or distribution whose Fn is zero here gets one of its own
+	// (funcInfo); the others are named by a constant, which the
+	// interpreter's code reads. Ctx is a context variable's slot.
 	Op  ExprOp
 	Fn  Func
 	Ctx Ctx
@@ -192,37 +194,43 @@ func unary(f func(float64) float64) func(a, b float64) float64 {
 	return func(a, _ float64) float64 { return f(a) }
 }
 
-// numFuncs counts the Funcs.
-const numFuncs = int(OLast) + 1
+// numNamed counts the Funcs named by a constant (expr.go).
+const numNamed = int(OLast) + 1
 
-// funcInfo is each Func's entry of Predeclared; funcNames their names.
-var (
-	funcInfo  [numFuncs]*Builtin
-	funcNames [numFuncs]string
-)
-
-func init() {
+// funcInfo is each Func's entry of Predeclared, funcNames their names:
+// the named Funcs first, then, in table order, a Func for each pure
+// function or distribution of the table that no constant names (Fn zero:
+// a new one needs no constant, its value is its table entry's).
+var funcInfo, funcNames = func() ([]*Builtin, []string) {
+	info := make([]*Builtin, numNamed)
 	for i := range Predeclared {
 		b := &Predeclared[i]
-		if b.Fn == FNone {
-			continue
+		switch {
+		case b.Fn != FNone && info[b.Fn] != nil:
+			panic(fmt.Sprintf("model: Predeclared has Func %d twice (%s and %s)", b.Fn, info[b.Fn].Name, b.Name))
+		case b.Fn != FNone:
+			info[b.Fn] = b
+		case b.Kind == KFunction || b.Kind == KDraw:
+			b.Fn = Func(len(info))
+			info = append(info, b)
 		}
-		if funcInfo[b.Fn] != nil {
-			panic(fmt.Sprintf("model: Predeclared has Func %d twice (%s and %s)", b.Fn, funcInfo[b.Fn].Name, b.Name))
-		}
-		funcInfo[b.Fn] = b
-		funcNames[b.Fn] = b.Name
 	}
-	for f := FNone + 1; int(f) < numFuncs; f++ {
-		if funcInfo[f] == nil {
+	names := make([]string, len(info))
+	for f := FNone + 1; int(f) < len(info); f++ {
+		if info[f] == nil {
 			panic(fmt.Sprintf("model: Func %d has no entry in Predeclared", f))
 		}
+		names[f] = info[f].Name
 	}
-}
+	if len(info) > 64 {
+		panic("model: more than 64 Funcs: Reads.Fns holds a bit for each")
+	}
+	return info, names
+}()
 
 // Info is f's entry of Predeclared (nil for FNone or no Func).
 func (f Func) Info() *Builtin {
-	if f <= FNone || int(f) >= numFuncs {
+	if f <= FNone || int(f) >= len(funcInfo) {
 		return nil
 	}
 	return funcInfo[f]

@@ -122,6 +122,3 @@ func (r *Reads) CtxWithin(cs ...Ctx) bool {
 	}
 	return true
 }
-
-// Reads.Fns holds a bit for each Func.
-var _ [64 - numFuncs]struct{}

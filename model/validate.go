@@ -905,7 +905,7 @@ func (v *validator) expr(path string, e *Expr, sc *scope) {
 		v.failf(path, "op %d is no expression op", e.Op)
 		return
 	}
-	if e.Fn < 0 || int(e.Fn) >= numFuncs {
+	if e.Fn < 0 || int(e.Fn) >= len(funcInfo) {
 		v.failf(path, "fn %d is no function", e.Fn)
 		return
 	}
