@@ -45,7 +45,8 @@ type Builtin struct {
 	Name string
 	Kind BuiltinKind
 	// Op and Fn are the expression node a call lowers to (an observable's
-	// Op says a stage's or a pool's); zero for the other kinds. A pure
+	// Op says a stage's or a pool's; a function's and a distribution's is
+	// set from its kind); zero for the other kinds. A pure
 	// function or distribution whose Fn is zero here gets one of its own
 	// (funcInfo); the others are named by a constant, which the
 	// interpreter's code reads. Ctx is a context variable's slot.
@@ -90,22 +91,22 @@ func (b *Builtin) Signature() string {
 // Predeclared are every predefined name, in the order of docs/language.md's
 // tables. A name may stand twice under different kinds (`exp`, `count`).
 var Predeclared = []Builtin{
-	{Name: "min", Kind: KFunction, Op: EFunc, Fn: FMin, Params: []string{"a", "b"}, KeepsCost: true, Doc: "the smaller (as math.Min: NaN if either is)", Eval: math.Min},
-	{Name: "max", Kind: KFunction, Op: EFunc, Fn: FMax, Params: []string{"a", "b"}, KeepsCost: true, Doc: "the larger (as math.Max: NaN if either is)", Eval: math.Max},
-	{Name: "abs", Kind: KFunction, Op: EFunc, Fn: FAbs, Params: []string{"x"}, KeepsCost: true, Doc: "|x|", Eval: unary(math.Abs)},
-	{Name: "floor", Kind: KFunction, Op: EFunc, Fn: FFloor, Params: []string{"x"}, KeepsCost: true, Doc: "the greatest whole number ≤ x", Eval: unary(math.Floor)},
-	{Name: "ceil", Kind: KFunction, Op: EFunc, Fn: FCeil, Params: []string{"x"}, KeepsCost: true, Doc: "the least whole number ≥ x", Eval: unary(math.Ceil)},
-	{Name: "sqrt", Kind: KFunction, Op: EFunc, Fn: FSqrt, Params: []string{"x"}, Doc: "the square root of x", Eval: unary(math.Sqrt)},
-	{Name: "exp", Kind: KFunction, Op: EFunc, Fn: FExp, Params: []string{"x"}, Doc: "e to the power x", Eval: unary(math.Exp)},
-	{Name: "ln", Kind: KFunction, Op: EFunc, Fn: FLn, Params: []string{"x"}, Doc: "the natural logarithm of x", Eval: unary(math.Log)},
-	{Name: "pow", Kind: KFunction, Op: EFunc, Fn: FPow, Params: []string{"x", "y"}, Doc: "x to the power y (as `x ^ y`)", Eval: math.Pow},
+	{Name: "min", Kind: KFunction, Fn: FMin, Params: []string{"a", "b"}, KeepsCost: true, Doc: "the smaller (as math.Min: NaN if either is)", Eval: math.Min},
+	{Name: "max", Kind: KFunction, Fn: FMax, Params: []string{"a", "b"}, KeepsCost: true, Doc: "the larger (as math.Max: NaN if either is)", Eval: math.Max},
+	{Name: "abs", Kind: KFunction, Fn: FAbs, Params: []string{"x"}, KeepsCost: true, Doc: "|x|", Eval: unary(math.Abs)},
+	{Name: "floor", Kind: KFunction, Fn: FFloor, Params: []string{"x"}, KeepsCost: true, Doc: "the greatest whole number ≤ x", Eval: unary(math.Floor)},
+	{Name: "ceil", Kind: KFunction, Fn: FCeil, Params: []string{"x"}, KeepsCost: true, Doc: "the least whole number ≥ x", Eval: unary(math.Ceil)},
+	{Name: "sqrt", Kind: KFunction, Fn: FSqrt, Params: []string{"x"}, Doc: "the square root of x", Eval: unary(math.Sqrt)},
+	{Name: "exp", Kind: KFunction, Fn: FExp, Params: []string{"x"}, Doc: "e to the power x", Eval: unary(math.Exp)},
+	{Name: "ln", Kind: KFunction, Fn: FLn, Params: []string{"x"}, Doc: "the natural logarithm of x", Eval: unary(math.Log)},
+	{Name: "pow", Kind: KFunction, Fn: FPow, Params: []string{"x", "y"}, Doc: "x to the power y (as `x ^ y`)", Eval: math.Pow},
 
-	{Name: "exp", Kind: KDraw, Op: EDraw, Fn: DExp, Params: []string{"mean"}, Doc: "exponential with the given **mean**"},
-	{Name: "det", Kind: KDraw, Op: EDraw, Fn: DDet, Params: []string{"x"}, Doc: "x"},
-	{Name: "uniform", Kind: KDraw, Op: EDraw, Fn: DUniform, Params: []string{"lo", "hi"}, Doc: "lo + (hi − lo)·U"},
-	{Name: "erlang", Kind: KDraw, Op: EDraw, Fn: DErlang, Params: []string{"k", "mean"}, Doc: "the sum of max(1, ⌊k⌋) exponentials, of total mean `mean`"},
-	{Name: "h2", Kind: KDraw, Op: EDraw, Fn: DH2, Params: []string{"mean", "cv2"}, Doc: "a two-phase hyperexponential with that mean and squared coefficient of variation (at least 1)"},
-	{Name: "bernoulli", Kind: KDraw, Op: EDraw, Fn: DBernoulli, Params: []string{"p"}, Doc: "1 with probability p, else 0"},
+	{Name: "exp", Kind: KDraw, Fn: DExp, Params: []string{"mean"}, Doc: "exponential with the given **mean**"},
+	{Name: "det", Kind: KDraw, Fn: DDet, Params: []string{"x"}, Doc: "x"},
+	{Name: "uniform", Kind: KDraw, Fn: DUniform, Params: []string{"lo", "hi"}, Doc: "lo + (hi − lo)·U"},
+	{Name: "erlang", Kind: KDraw, Fn: DErlang, Params: []string{"k", "mean"}, Doc: "the sum of max(1, ⌊k⌋) exponentials, of total mean `mean`"},
+	{Name: "h2", Kind: KDraw, Fn: DH2, Params: []string{"mean", "cv2"}, Doc: "a two-phase hyperexponential with that mean and squared coefficient of variation (at least 1)"},
+	{Name: "bernoulli", Kind: KDraw, Fn: DBernoulli, Params: []string{"p"}, Doc: "1 with probability p, else 0"},
 
 	{Name: "queue", Kind: KObservable, Op: EStage, Fn: SQueue, Params: []string{"s"}, Doc: "jobs present at stage s"},
 	{Name: "busy", Kind: KObservable, Op: EStage, Fn: SBusy, Params: []string{"s"}, Doc: "jobs in service at stage s"},
@@ -213,6 +214,12 @@ var funcInfo, funcNames = func() ([]*Builtin, []string) {
 		case b.Kind == KFunction || b.Kind == KDraw:
 			b.Fn = Func(len(info))
 			info = append(info, b)
+		}
+		switch {
+		case b.Kind == KFunction:
+			b.Op = EFunc
+		case b.Kind == KDraw:
+			b.Op = EDraw
 		}
 	}
 	names := make([]string, len(info))
