@@ -136,7 +136,7 @@ func (s *Sim) obsAggregate(f model.Func, slot int) float64 {
 		}
 		return sum
 	}
-	return 0
+	panic("interp: no observation aggregate " + f.String())
 }
 
 // claimRows reports the claims.

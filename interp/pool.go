@@ -215,7 +215,7 @@ func (s *Sim) poolObservable(pl *pool, f model.Func, ss *session) float64 {
 		}
 		return s.now - oldest
 	}
-	return 0
+	panic("interp: no pool observable " + f.String())
 }
 
 // leasesOf counts the live leases of pool p and finds the start of the

@@ -401,5 +401,5 @@ func (s *Sim) stageObservable(stg *stage, f model.Func) float64 {
 		}
 		return stg.waitAll.Mean()
 	}
-	return 0
+	panic("interp: no stage observable " + f.String())
 }
