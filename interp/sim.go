@@ -61,19 +61,39 @@ type RunError struct {
 	Time    float64   // simulated time of the failure
 	Session int64     // serial of the session, -1 if none
 	Msg     string
-	Err     error  // the cause, if any: what Unwrap returns
-	Stack   []byte // an internal error's stack (runtime/debug.Stack); nil otherwise
+	// Calls are the entry calls and statement defs the statement at Pos
+	// was inlined from, innermost first: its serQ call stack (none for a
+	// statement written where it runs, or an IR's, which keeps none).
+	Calls []model.Call
+	Err   error  // the cause, if any: what Unwrap returns
+	Stack []byte // an internal error's stack (runtime/debug.Stack); nil otherwise
 }
 
-func (e *RunError) Error() string {
+// Message is the error without its position: the simulated time, the
+// session and what went wrong, as every front end says it.
+func (e *RunError) Message() string {
 	who := ""
 	if e.Session >= 0 {
 		who = fmt.Sprintf(" session %d:", e.Session)
 	}
-	if e.Pos.Line == 0 {
-		return fmt.Sprintf("at t=%s:%s %s", fmtTime(e.Time), who, e.Msg)
+	return fmt.Sprintf("at t=%s:%s %s", fmtTime(e.Time), who, e.Msg)
+}
+
+// Notes say where the statement at Pos was called from, innermost first:
+// "in `D.decode`, called at main.sq:70:9".
+func (e *RunError) Notes() []string {
+	var out []string
+	for _, c := range e.Calls {
+		out = append(out, fmt.Sprintf("in `%s`, called at %s", c.Name, c.Pos))
 	}
-	return fmt.Sprintf("%s: at t=%s:%s %s", e.Pos, fmtTime(e.Time), who, e.Msg)
+	return out
+}
+
+func (e *RunError) Error() string {
+	if e.Pos.Line == 0 {
+		return e.Message()
+	}
+	return e.Pos.String() + ": " + e.Message()
 }
 
 // Unwrap returns the cause of the failure, nil if it has none.
@@ -557,13 +577,17 @@ func (s *Sim) fail(ss *session, pos model.Pos, format string, args ...any) {
 		return
 	}
 	serial := int64(-1)
+	var calls []model.Call
 	if ss != nil {
 		serial = int64(ss.serial)
 		if pos.Line == 0 {
 			pos = s.curPos()
 		}
+		if st := s.curStmt; st != nil && st.Pos == pos {
+			calls = s.p.CallStack(st.Call)
+		}
 	}
-	s.err = &RunError{Pos: pos, Time: s.now, Session: serial, Msg: fmt.Sprintf(format, args...)}
+	s.err = &RunError{Pos: pos, Time: s.now, Session: serial, Msg: fmt.Sprintf(format, args...), Calls: calls}
 }
 
 func (s *Sim) handle(ev event) {

@@ -1164,12 +1164,9 @@ func renderLoadError(w io.Writer, e *loadError) {
 		list = lang.ErrorList{one}
 	case errors.As(e.err, &rerr) && rerr.Pos.Line > 0:
 		// A run error at a statement: shown like a static error, with the
-		// simulated time and the session in the message.
-		msg := fmt.Sprintf("at t=%s:", strconv.FormatFloat(rerr.Time, 'g', 6, 64))
-		if rerr.Session >= 0 {
-			msg += fmt.Sprintf(" session %d:", rerr.Session)
-		}
-		list = lang.ErrorList{{Pos: rerr.Pos, Msg: msg + " " + rerr.Msg}}
+		// simulated time and the session in the message and the calls
+		// the statement was inlined from in its notes.
+		list = lang.ErrorList{{Pos: rerr.Pos, Msg: rerr.Message(), Notes: rerr.Notes()}}
 	default:
 		fmt.Fprintf(w, "%s: %s\n", safeio.Printable(e.file), safeio.Printable(e.err.Error()))
 		return
