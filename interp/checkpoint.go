@@ -127,6 +127,8 @@ func checkpointAllocator() *clone.Allocator {
 		// Pointers into the Sim's own slices, re-pointed by fixInterior.
 		a.MarkAsOpaquePointer(reflect.TypeOf((*engine)(nil)))
 		a.MarkAsOpaquePointer(reflect.TypeOf((*stage)(nil)))
+		// What the program's expressions read, frozen when New returns.
+		a.MarkAsOpaquePointer(reflect.TypeOf((*readsCache)(nil)))
 		a.SetCustomFunc(reflect.TypeOf(stream{}), func(_ *clone.Allocator, old, nv reflect.Value) {
 			o := old.Addr().Interface().(*stream)
 			n := nv.Addr().Interface().(*stream)
@@ -196,7 +198,8 @@ func (c *Sim) engineAt(orig *Sim, e *engine) *engine {
 // state: every field of the Sim, followed through pointers (NaN equal to
 // NaN). Tests use it to check that a resumed or sought run is the straight
 // run's; it is not cheap. The tracer, the statement hook and the trace
-// opener are the driver's, not the run's state, and are not compared. The calendar is
+// opener are the driver's, not the run's state, and are not compared, nor
+// is what the program's expressions read (readsCache, the program's). The calendar is
 // compared as its events in order (time, then sequence): how its heap is
 // laid out is not state (a run of quiet iterations taken off the calendar,
 // stepn.go, leaves another layout of the same events).
@@ -205,15 +208,18 @@ func SameState(a, b *Sim) bool {
 	ra, rb := a.reach, b.reach
 	oa, ob := a.opt.OpenTrace, b.opt.OpenTrace
 	ca, cb := a.cal, b.cal
+	da, db := a.reads, b.reads
 	a.tracer, b.tracer = nil, nil
 	a.reach, b.reach = nil, nil
 	a.opt.OpenTrace, b.opt.OpenTrace = nil, nil
 	a.cal, b.cal = sortedCal(ca), sortedCal(cb)
+	a.reads, b.reads = nil, nil
 	defer func() {
 		a.tracer, b.tracer = ta, tb
 		a.reach, b.reach = ra, rb
 		a.opt.OpenTrace, b.opt.OpenTrace = oa, ob
 		a.cal, b.cal = ca, cb
+		a.reads, b.reads = da, db
 	}()
 	return sameValue(reflect.ValueOf(a), reflect.ValueOf(b), map[[2]uintptr]bool{})
 }

@@ -37,12 +37,9 @@ func (s *Sim) initClaims() {
 	s.claimObs = make([]chunkLog[float64], len(s.p.Observes))
 	s.keepObs = make([]bool, len(s.p.Observes))
 	for _, c := range s.p.Claims {
-		c.Expr.Walk(func(e *model.Expr) bool {
-			if e.Op == model.EObsAgg {
-				s.keepObs[e.Slot] = true
-			}
-			return true
-		})
+		for _, slot := range s.readsOf(c.Expr).Observes {
+			s.keepObs[slot] = true
+		}
 	}
 }
 

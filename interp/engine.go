@@ -80,14 +80,14 @@ const (
 )
 
 func (s *Sim) initEngines() {
-	s.batchReads = readsBatchContext(s.p)
+	s.batchReads = s.readsBatchContext()
 	s.engs = make([]engine, len(s.p.Engines))
 	shapes := exprShapes{}
 	for i := range s.p.Engines {
 		m := &s.p.Engines[i]
 		e := &s.engs[i]
 		e.m, e.idx, e.ei, e.stage = m, m.Stage, i, &s.stages[m.Stage]
-		e.budgetM, e.chunkM, e.costM = newExprMemo(shapes.shared(m.Budget)), newExprMemo(shapes.shared(m.Chunk)), newExprMemo(shapes.shared(m.Cost))
+		e.budgetM, e.chunkM, e.costM = s.memo(shapes.shared(m.Budget)), s.memo(shapes.shared(m.Chunk)), s.memo(shapes.shared(m.Cost))
 		e.stage.eng = e
 		for _, r := range m.Regs {
 			e.regs = append(e.regs, float64(r.Init))
@@ -96,7 +96,7 @@ func (s *Sim) initEngines() {
 		case model.ServeVLLM:
 			gate := shapes.shared(&model.Expr{Op: model.EEq, Args: []*model.Expr{{Op: model.ECtx, Slot: int(model.CtxRunningPreempted)}, model.Num(0)}})
 			e.steps = []model.SchedStep{{Op: model.SchedAdvance, Order: m.Order}, {Op: model.SchedAdmit, While: gate}}
-			e.gateM = newExprMemo(gate)
+			e.gateM = s.memo(gate)
 		case model.ServeBody:
 			e.steps = m.Body
 		}
@@ -390,7 +390,8 @@ var batchContext = []model.Ctx{model.CtxBatchCount, model.CtxBatchPosition, mode
 
 // readsBatchContext reports whether an engine's cost or a claim reads one
 // of batchContext.
-func readsBatchContext(p *model.Program) bool {
+func (s *Sim) readsBatchContext() bool {
+	p := s.p
 	var exprs []*model.Expr
 	for i := range p.Engines {
 		exprs = append(exprs, p.Engines[i].Cost)
@@ -398,19 +399,14 @@ func readsBatchContext(p *model.Program) bool {
 	for i := range p.Claims {
 		exprs = append(exprs, p.Claims[i].Expr, p.Claims[i].Given)
 	}
-	found := false
 	for _, e := range exprs {
-		if e == nil {
-			continue
-		}
-		e.Walk(func(x *model.Expr) bool {
-			if x.Op == model.ECtx && slices.Contains(batchContext, model.Ctx(x.Slot)) {
-				found = true
+		for _, c := range s.readsOf(e).Ctx {
+			if slices.Contains(batchContext, c) {
+				return true
 			}
-			return !found
-		})
+		}
 	}
-	return found
+	return false
 }
 
 // runPos is a resident's computed position on the pool its run grows:

@@ -116,7 +116,7 @@ type failCause struct {
 func (s *Sim) initFaults() {
 	p := s.p
 	s.canFail = p.Builtin.Failed != 0
-	if !s.canFail && len(p.Pictures) == 0 && !readsUp(p) {
+	if !s.canFail && len(p.Pictures) == 0 && !s.readsUp() {
 		return
 	}
 	s.poolMember = make([]int32, len(s.pools))
@@ -191,17 +191,12 @@ func (s *Sim) initFaults() {
 }
 
 // readsUp reports whether the program reads up(…) anywhere.
-func readsUp(p *model.Program) bool {
+func (s *Sim) readsUp() bool {
 	found := false
-	look := func(e *model.Expr) {
-		e.Walk(func(x *model.Expr) bool {
-			found = found || x.Op == model.EUp
-			return !found
-		})
-	}
-	p.Walk(func(st *model.Stmt) { st.Exprs(look) })
-	for i := range p.Gauges {
-		look(p.Gauges[i].Expr)
+	look := func(e *model.Expr) { found = found || s.readsOf(e).Any(model.OpBits(model.EUp)) }
+	s.p.Walk(func(st *model.Stmt) { st.Exprs(look) })
+	for i := range s.p.Gauges {
+		look(s.p.Gauges[i].Expr)
 	}
 	return found
 }

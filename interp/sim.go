@@ -212,6 +212,7 @@ type Sim struct {
 	// budgetOverride, the budget the iteration has left.
 	budgetOverride float64
 	budgetEngine   *engine
+	reads          *readsCache // what each expression reads (reads.go), shared by checkpoints
 	curStmt        *model.Stmt // the statement being executed, for run errors that have no other position (curPos)
 	traceData      *traceData
 	keys           keyMins // the key-tuple picks' buffers
@@ -310,6 +311,7 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 			}
 		}
 	}
+	s.initReads()
 	s.initStages()
 	s.initPools()
 	s.initDirty()
@@ -347,6 +349,7 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 		n, _ := p.Workload.Arg.IsConst()
 		s.schedule(0, evArrive, int32(n), 0, nil)
 	}
+	s.reads.frozen = true // read only from here on: checkpoints share it
 	return s, nil
 }
 
@@ -713,13 +716,7 @@ func (s *Sim) initGauges() {
 	s.gaugeFresh = newBitset(len(s.p.Gauges))
 	build := &gaugeBuild{shapes: map[gaugeShape]int32{}}
 	for i, g := range s.p.Gauges {
-		only := true
-		g.Expr.Walk(func(e *model.Expr) bool {
-			if e.Op == model.EStage || e.Op == model.EReg || e.Op == model.EBudget || e.Op == model.ECtx {
-				only = false
-			}
-			return only
-		})
+		only := !s.readsOf(g.Expr).Any(model.OpBits(model.EStage, model.EReg, model.EBudget, model.ECtx))
 		switch {
 		case only && s.gaugeOfPools(g.Expr):
 			s.gaugeKind[i] = gaugeOfPools
@@ -742,19 +739,16 @@ func (s *Sim) initGauges() {
 // alone (pureOfPools, chooseindex.go): used, free, holders and queued of
 // members named by constants in range.
 func (s *Sim) gaugeOfPools(e *model.Expr) bool {
-	if !pureOfPools(e, -1, readsPools) {
+	r := s.readsOf(e)
+	if !pureOfPools(r, -1, readsPools) {
 		return false
 	}
-	ok := true
-	e.Walk(func(x *model.Expr) bool {
-		if x.Op == model.EPool {
-			f := &s.p.PoolFams[x.Ref.Fam]
-			i := x.Ref.Index
-			ok = i == nil || constMember(i, f)
+	for _, x := range r.Members {
+		if x.Op == model.EPool && x.Ref.Index != nil && !constMember(x.Ref.Index, &s.p.PoolFams[x.Ref.Fam]) {
+			return false
 		}
-		return ok
-	})
-	return ok
+	}
+	return true
 }
 
 func (s *Sim) finish() {
