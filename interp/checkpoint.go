@@ -8,6 +8,7 @@ import (
 
 	clone "github.com/huandu/go-clone"
 
+	"github.com/serq/serq/interp/internal/stats"
 	"github.com/serq/serq/model"
 )
 
@@ -62,13 +63,13 @@ func (s *Sim) Checkpoint() *Checkpoint {
 func (s *Sim) ownedLogBytes() int64 {
 	var n int64
 	for i := range s.obs {
-		n += s.obs[i].samples.ownBytes() + s.obs[i].vals.ownBytes()
+		n += s.obs[i].OwnBytes()
 	}
 	for i := range s.gauges {
-		n += s.gauges[i].points.ownBytes()
+		n += s.gauges[i].OwnBytes()
 	}
 	for i := range s.claimObs {
-		n += s.claimObs[i].ownBytes()
+		n += s.claimObs[i].OwnBytes()
 	}
 	return n
 }
@@ -137,10 +138,10 @@ func checkpointAllocator() *clone.Allocator {
 		shareLog[Sample](a)
 		shareLog[TimePoint](a)
 		shareLog[float64](a)
-		a.SetCustomFunc(reflect.TypeOf(ObserveStat{}), func(_ *clone.Allocator, old, nv reflect.Value) {
-			o := old.Addr().Interface().(*ObserveStat)
-			n := nv.Addr().Interface().(*ObserveStat)
-			*n = ObserveStat{w: o.w, samples: o.samples.share(), lean: o.lean, vals: o.vals.share()}
+		a.SetCustomFunc(reflect.TypeOf(stats.ObserveStat{}), func(_ *clone.Allocator, old, nv reflect.Value) {
+			o := old.Addr().Interface().(*stats.ObserveStat)
+			n := nv.Addr().Interface().(*stats.ObserveStat)
+			*n = o.Share()
 		})
 		cloneAlloc = a
 	})
@@ -148,9 +149,9 @@ func checkpointAllocator() *clone.Allocator {
 }
 
 func shareLog[T any](a *clone.Allocator) {
-	a.SetCustomFunc(reflect.TypeOf(chunkLog[T]{}), func(_ *clone.Allocator, old, nv reflect.Value) {
-		o := old.Addr().Interface().(*chunkLog[T])
-		*nv.Addr().Interface().(*chunkLog[T]) = o.share()
+	a.SetCustomFunc(reflect.TypeOf(stats.Log[T]{}), func(_ *clone.Allocator, old, nv reflect.Value) {
+		o := old.Addr().Interface().(*stats.Log[T])
+		*nv.Addr().Interface().(*stats.Log[T]) = o.Share()
 	})
 }
 

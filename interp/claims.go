@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/serq/serq/interp/internal/stats"
 	"github.com/serq/serq/model"
 )
 
@@ -34,7 +35,7 @@ type claimState struct {
 
 func (s *Sim) initClaims() {
 	s.claims = make([]claimState, len(s.p.Claims))
-	s.claimObs = make([]chunkLog[float64], len(s.p.Observes))
+	s.claimObs = make([]stats.Log[float64], len(s.p.Observes))
 	s.keepObs = make([]bool, len(s.p.Observes))
 	for _, c := range s.p.Claims {
 		for _, slot := range s.readsOf(c.Expr).Observes {
@@ -102,7 +103,7 @@ func (s *Sim) obsAggregate(f model.Func, slot int) float64 {
 	if f == model.OMean || f == model.OCount || f == model.OLast {
 		return s.observeStat(f, slot)
 	}
-	xs := s.claimObs[slot].appendTo(nil)
+	xs := s.claimObs[slot].AppendTo(nil)
 	switch f {
 	case model.CCount:
 		return float64(len(xs))

@@ -140,7 +140,7 @@
 // attempt holds (the same residents, pools and batch). Tests:
 // TestQuietTaken, TestStepNSameState, TestFastPathTrace.
 //
-// [Options].Lean keeps only what the statistics need (stats.go): memory
+// [Options].Lean keeps only what the statistics need (interp/internal/stats): memory
 // flat in the horizon but for one value per observe sample.
 //
 // # Quiet iterations
@@ -214,9 +214,10 @@
 //     a run that would not end or would exhaust memory.
 //   - trace.go: trace workloads, read through [Options.OpenTrace].
 //   - rng.go: the random streams and the distributions.
-//   - stats.go, batchlanes.go: the statistics accumulators (means,
-//     batch-means confidence intervals, quantiles, time averages); only
-//     interp uses them.
+//   - package interp/internal/stats: the statistics accumulators (means,
+//     batch-means confidence intervals, quantiles, time averages, the
+//     append-only logs of samples); statsrows.go: the report's rows of
+//     them.
 //   - report.go: the [Report] types and building them from a run.
 //   - dump.go: the [DumpSink] that receives the samples and gauge change
 //     points as the run makes them ([Options.Dump], `serq run --dump`).
@@ -225,8 +226,7 @@
 //     paths of "Cost" and "Quiet iterations" (Options.NoFastPath turns
 //     them off); reads.go: what an expression reads, summarised once for
 //     them.
-//   - keymin.go, chunklog.go: the key-tuple picks and the append-only logs
-//     of samples.
+//   - keymin.go: the key-tuple picks.
 //   - checkpoint.go, timeline.go: copies of a run's state, and a run that can
 //     go back ([Timeline]); snapshot.go and debug.go: what `serq tui` shows
 //     and asks of a run.

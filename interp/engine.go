@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/serq/serq/interp/internal/stats"
 	"github.com/serq/serq/model"
 )
 
@@ -56,14 +57,14 @@ type engine struct {
 	endStmt   bool
 
 	iters        uint64
-	prefOnlyI    TimeIntegral
-	decOnlyI     TimeIntegral
-	mixedI       TimeIntegral
-	decodesI     TimeIntegral
-	decBatchW    Welford
-	decStepW     Welford
-	itl          LogHistogram
-	itlW         Welford
+	prefOnlyI    stats.TimeIntegral
+	decOnlyI     stats.TimeIntegral
+	mixedI       stats.TimeIntegral
+	decodesI     stats.TimeIntegral
+	decBatchW    stats.Welford
+	decStepW     stats.Welford
+	itl          stats.LogHistogram
+	itlW         stats.Welford
 	regBackup    []float64
 	servedTokens float64 // tokens of the iterations that ended (claims' `served`)
 	iterNo       uint64  // attempts so far: a run served in this one has servedIt == iterNo
@@ -109,10 +110,10 @@ func (e *engine) resetStats(now float64) {
 	e.decOnlyI.Reset(now)
 	e.mixedI.Reset(now)
 	e.decodesI.Reset(now)
-	e.decBatchW = Welford{}
-	e.decStepW = Welford{}
-	e.itl = LogHistogram{}
-	e.itlW = Welford{}
+	e.decBatchW = stats.Welford{}
+	e.decStepW = stats.Welford{}
+	e.itl = stats.LogHistogram{}
+	e.itlW = stats.Welford{}
 }
 
 func (s *Sim) isResident(ss *session, stage int) bool {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime/debug"
 
+	"github.com/serq/serq/interp/internal/stats"
 	"github.com/serq/serq/model"
 )
 
@@ -164,9 +165,9 @@ type Sim struct {
 	arrivals uint64
 	ended    uint64
 	turns    uint64
-	liveAvg  TimeIntegral // sessions live over time, for the report's mean live
-	warm     bool         // past the warm-up: statistics are kept
-	draining bool         // --arrivals reached: no more arrivals
+	liveAvg  stats.TimeIntegral // sessions live over time, for the report's mean live
+	warm     bool               // past the warm-up: statistics are kept
+	draining bool               // --arrivals reached: no more arrivals
 	// arrStages sends `arrive constant(…), …;` (arrivestages.go)
 	arrStages arrivalStages
 	finished  bool    // the run is over (horizon, drain or deadlock)
@@ -180,20 +181,20 @@ type Sim struct {
 	engs   []engine
 
 	// Statistics.
-	obs         []ObserveStat
-	gauges      []TimeAvg
+	obs         []stats.ObserveStat
+	gauges      []stats.TimeAvg
 	claims      []claimState
-	claimObs    []chunkLog[float64] // every sample (warm-up included) of the observes claims aggregate
-	keepObs     []bool              // by observe slot: a claim aggregates it, so claimObs keeps its samples
-	poolVer     uint64              // bumped by every change of a pool's state
-	gaugeVer    uint64              // poolVer at the last gauge reading
-	gaugeKind   []gaugeKind         // by gauge: what it reads, so when it must be read again (initGauges)
-	gaugeForest gaugeForest         // the gaugeOfPools gauges' values (gaugetree.go)
-	poolLeaves  [][]int32           // for each pool, the forest's leaves that read it
-	poolGauges  [][]int32           // for each pool, the gaugeOfPools gauges that read it
-	gaugeFresh  bitset              // gaugeOfPools gauges to read at this instant's end
-	gaugeDumped []int               // by gauge: the change points handed to Options.Dump so far
-	gaugeEvery  bool                // some gauge is read at every instant's end (gaugeAlways)
+	claimObs    []stats.Log[float64] // every sample (warm-up included) of the observes claims aggregate
+	keepObs     []bool               // by observe slot: a claim aggregates it, so claimObs keeps its samples
+	poolVer     uint64               // bumped by every change of a pool's state
+	gaugeVer    uint64               // poolVer at the last gauge reading
+	gaugeKind   []gaugeKind          // by gauge: what it reads, so when it must be read again (initGauges)
+	gaugeForest gaugeForest          // the gaugeOfPools gauges' values (gaugetree.go)
+	poolLeaves  [][]int32            // for each pool, the forest's leaves that read it
+	poolGauges  [][]int32            // for each pool, the gaugeOfPools gauges that read it
+	gaugeFresh  bitset               // gaugeOfPools gauges to read at this instant's end
+	gaugeDumped []int                // by gauge: the change points handed to Options.Dump so far
+	gaugeEvery  bool                 // some gauge is read at every instant's end (gaugeAlways)
 
 	// Random streams not of a session (rng.go).
 	arrStream     *stream // arrivals
@@ -298,16 +299,16 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	m := newStream()
 	m.seed(opt.Seed, kindMachine, 0, 0)
 	s.machineStream = m
-	s.obs = make([]ObserveStat, len(p.Observes))
-	s.gauges = make([]TimeAvg, len(p.Gauges))
+	s.obs = make([]stats.ObserveStat, len(p.Observes))
+	s.gauges = make([]stats.TimeAvg, len(p.Gauges))
 	s.gaugeDumped = make([]int, len(p.Gauges))
 	if opt.Lean {
 		for i := range s.obs {
-			s.obs[i].lean = true
+			s.obs[i].SetLean()
 		}
 		if opt.Arrivals == 0 { // the run ends at the horizon
 			for i := range s.gauges {
-				s.gauges[i].leanOver(opt.Warmup, opt.Horizon)
+				s.gauges[i].LeanOver(opt.Warmup, opt.Horizon)
 			}
 		}
 	}
@@ -647,7 +648,7 @@ func (s *Sim) warmup() {
 
 // endInstant samples the gauges: the state at the end of an instant.
 //
-// A reading equal to the last one adds nothing (TimeAvg.Record), so a
+// A reading equal to the last one adds nothing (stats.TimeAvg.Record), so a
 // gauge whose value cannot have changed is not evaluated:
 //   - a gauge that is a function of some pools' states alone (used, free,
 //     holders, queued of members named by constants: its pools, resolved

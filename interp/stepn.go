@@ -505,11 +505,11 @@ func (s *Sim) quietIteration(e *engine, setCtx bool) {
 	q.ctx[ctxDecodeSlot] += q.advance
 	// iterEnd sets these to 0 or none and the attempt back: their areas
 	// advance to now
-	e.stage.util.touch(now)
-	e.prefOnlyI.touchZero(now) // a decode batch: 0
-	e.decOnlyI.touch(now)
-	e.mixedI.touchZero(now)
-	e.decodesI.touch(now)
+	e.stage.util.Touch(now)
+	e.prefOnlyI.TouchZero(now) // a decode batch: 0
+	e.decOnlyI.Touch(now)
+	e.mixedI.TouchZero(now)
+	e.decodesI.Touch(now)
 	e.iterNo = iterNo
 	e.stmtNo += q.adv
 	if setCtx {
@@ -522,23 +522,6 @@ func (s *Sim) quietIteration(e *engine, setCtx bool) {
 		e.decBatchW.Add(float64(q.ndec))
 		e.decStepW.Add(q.cost)
 	}
-}
-
-// touch is Set(now, 0) then Set(now, v) with v the current value: the
-// area up to now, the value kept (the second Set adds 0·0).
-func (a *TimeIntegral) touch(now float64) {
-	a.integral = a.area(now)
-	a.last = now
-}
-
-// touchZero is touch for a value that may be 0: at 0 (and scale 0) the
-// area adds 0·dt, +0, which leaves a non-negative integral as it is.
-func (a *TimeIntegral) touchZero(now float64) {
-	if a.value == 0 && a.scale == 0 && a.integral >= 0 && !math.Signbit(a.integral) && now-a.last < math.Inf(1) {
-		a.last = now
-		return
-	}
-	a.touch(now)
 }
 
 // secondTime is the time of the calendar's second event, +Inf if none.
