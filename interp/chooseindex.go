@@ -467,3 +467,13 @@ func (s *Sim) scanLimit(st *model.Stmt) int {
 	}
 	return limit
 }
+
+// chooseIndexes are the indexed chooses' state, embedded in Sim.
+type chooseIndexes struct {
+	chooseIdx      []chooseIndex  // the choose statements' indexes, in the order first run
+	choosePools    [][]chooseLeaf // for each pool, the indexes' candidates that read it
+	choosePend     bitset         // pools changed (poolChanged) since the indexes last took the changes
+	chooseEngs     [][]chooseLeaf // for each engine, the indexes' candidates that read its stage
+	choosePendEngs bitset         // engines read by an index changed (engineChanged) since the last take
+	blankChoose    *session       // the session the indexes read their leaves with: no cache entry
+}

@@ -929,3 +929,23 @@ func (s *Sim) sessionOutcome(ss *session) {
 		s.completedN++
 	}
 }
+
+// faultState is what a program that can fail keeps (embedded in Sim): only such a
+// program has members, faults and causes.
+type faultState struct {
+	canFail     bool          // the program can fail a request (model.Builtins.Failed)
+	members     []member      // every queue's members, queue by queue
+	queueFirst  []int32       // by queue: its first member's index
+	poolMember  []int32       // by pool: its member, -1
+	stageMember []int32       // by stage: its member, -1
+	faults      []faultTarget // the faults block's targets, line by line
+	stranded    []*holdInst   // leases failed requests left to expire
+	causes      []failCause   // the causes requests failed of, in the order first met
+	reqSeq      uint32        // the last request number given (session.reqID)
+	retries     uint64        // entry calls made again
+	recomputes  uint64        // failed reads the reader recomputed
+	completedN  uint64        // sessions that ended with their last request served
+	failedN     uint64        // sessions that ended with their last request failed
+	rejectedN   uint64        // sessions ended by a request that could never fit
+	pics        *pictures     // the gateways' pictures' histories (picture.go); nil: none
+}

@@ -187,14 +187,7 @@ type Sim struct {
 	claimObs    []stats.Log[float64] // every sample (warm-up included) of the observes claims aggregate
 	keepObs     []bool               // by observe slot: a claim aggregates it, so claimObs keeps its samples
 	poolVer     uint64               // bumped by every change of a pool's state
-	gaugeVer    uint64               // poolVer at the last gauge reading
-	gaugeKind   []gaugeKind          // by gauge: what it reads, so when it must be read again (initGauges)
-	gaugeForest gaugeForest          // the gaugeOfPools gauges' values (gaugetree.go)
-	poolLeaves  [][]int32            // for each pool, the forest's leaves that read it
-	poolGauges  [][]int32            // for each pool, the gaugeOfPools gauges that read it
-	gaugeFresh  bitset               // gaugeOfPools gauges to read at this instant's end
 	gaugeDumped []int                // by gauge: the change points handed to Options.Dump so far
-	gaugeEvery  bool                 // some gauge is read at every instant's end (gaugeAlways)
 
 	// Random streams not of a session (rng.go).
 	arrStream     *stream // arrivals
@@ -218,43 +211,16 @@ type Sim struct {
 	traceData      *traceData
 	keys           keyMins // the key-tuple picks' buffers
 
-	// The fast paths (dirty.go): what the settle looks at after an event.
-	noFastPath  bool    // Options.NoFastPath: scan everything after every event
-	cprog       *cprog  // the session blocks' compiled statements (compile.go); empty with NoFastPath
-	dirtyPools  bitset  // pools the settle's admission looks at
-	dirtyEngs   bitset  // engines startEngines looks at
-	dirtyStages bitset  // ps stages reschedule looks at
-	gaugePools  bitset  // pools changed since the gauges were last read
-	poolEngines [][]int // for each pool, the engines that admit from it
-	// for each pool, the engines whose quiet template has read it
-	// (captureQuiet): markPool marks their templates
-	poolTemplates [][]int32
+	// The fast paths (doc.go, "Cost"), each one's state in a struct of its
+	// own: the dirty sets, the gauges' trees and the chooses' indexes.
+	noFastPath bool   // Options.NoFastPath: scan everything after every event
+	cprog      *cprog // the session blocks' compiled statements (compile.go); empty with NoFastPath
+	dirtySets
+	gaugeTrees
+	chooseIndexes
 
-	// The indexed chooses (chooseindex.go).
-	chooseIdx      []chooseIndex  // the choose statements' indexes, in the order first run
-	choosePools    [][]chooseLeaf // for each pool, the indexes' candidates that read it
-	choosePend     bitset         // pools changed (poolChanged) since the indexes last took the changes
-	chooseEngs     [][]chooseLeaf // for each engine, the indexes' candidates that read its stage
-	choosePendEngs bitset         // engines read by an index changed (engineChanged) since the last take
-	blankChoose    *session       // the session the indexes read their leaves with: no cache entry
-
-	// Failures and lease lifetimes (faults.go): only a program that can
-	// fail has members, faults and causes.
-	canFail     bool          // the program can fail a request (model.Builtins.Failed)
-	members     []member      // every queue's members, queue by queue
-	queueFirst  []int32       // by queue: its first member's index
-	poolMember  []int32       // by pool: its member, -1
-	stageMember []int32       // by stage: its member, -1
-	faults      []faultTarget // the faults block's targets, line by line
-	stranded    []*holdInst   // leases failed requests left to expire
-	causes      []failCause   // the causes requests failed of, in the order first met
-	reqSeq      uint32        // the last request number given (session.reqID)
-	retries     uint64        // entry calls made again
-	recomputes  uint64        // failed reads the reader recomputed
-	completedN  uint64        // sessions that ended with their last request served
-	failedN     uint64        // sessions that ended with their last request failed
-	rejectedN   uint64        // sessions ended by a request that could never fit
-	pics        *pictures     // the gateways' pictures' histories (picture.go); nil: none
+	// Failures and lease lifetimes (faults.go).
+	faultState
 
 	// The driver's: tracing and guards.
 	tracer     func(TraceEvent)
