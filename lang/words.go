@@ -15,7 +15,7 @@ import (
 func Builtins() []string {
 	var out []string
 	for _, b := range model.Predeclared {
-		if b.Kind != model.KQuery {
+		if !b.Debugger() {
 			out = append(out, b.Name)
 		}
 	}

@@ -67,6 +67,10 @@ type Builtin struct {
 	Eval func(a, b float64) float64
 }
 
+// Debugger reports a debugger built-in (KQuery, KQueryOnly): no part of
+// a program, read only in serq tui's expressions.
+func (b *Builtin) Debugger() bool { return b.Kind == KQuery || b.Kind == KQueryOnly }
+
 // Arity is the number of arguments a call takes (the least, if variadic).
 func (b *Builtin) Arity() int { return len(b.Params) }
 

@@ -75,14 +75,20 @@ var tableMarks = regexp.MustCompile(`(?s)(<!-- table: ([a-z]+)[^\n]*-->\n)(.*?)(
 // TestLanguageDocTables checks that docs/language.md's tables of
 // operators, functions, distributions, context variables and built-in
 // attributes are those model.Operators and model.Predeclared write (go test
-// ./model -update rewrites them), and that every built-in of a program
-// has its row.
+// ./model -update rewrites them), that every built-in of a program has
+// its row, and that docs/cli.md's paragraph on debugger expressions names
+// every debugger built-in.
 func TestLanguageDocTables(t *testing.T) {
 	const path = "../docs/language.md"
 	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cliDoc, err := os.ReadFile("../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli := string(cliDoc)
 	tables, seen := languageTables(), map[string]bool{}
 	got := tableMarks.ReplaceAllStringFunc(string(src), func(m string) string {
 		g := tableMarks.FindStringSubmatch(m)
@@ -109,8 +115,11 @@ func TestLanguageDocTables(t *testing.T) {
 		t.Errorf("%s's generated tables differ from model.Predeclared and model.Operators (go test ./model -update rewrites them)", path)
 	}
 	for _, p := range model.Predeclared {
-		if p.Kind != model.KQuery && !strings.Contains(got, "| `"+p.Signature()+"` |") && !strings.Contains(got, "| `"+p.Name+"` |") {
+		if !p.Debugger() && !strings.Contains(got, "| `"+p.Signature()+"` |") && !strings.Contains(got, "| `"+p.Name+"` |") {
 			t.Errorf("%s has no row for the %s %q", path, p.Kind, p.Name)
+		}
+		if p.Debugger() && !strings.Contains(cli, "`"+p.Name+"(") {
+			t.Errorf("docs/cli.md's debugger expressions do not name the %s %q", p.Kind, p.Name)
 		}
 	}
 }

@@ -114,7 +114,7 @@ func (f *Func) UnmarshalText(text []byte) error {
 var programFuncNames = func() []string {
 	names := make([]string, len(funcNames))
 	for f, b := range funcInfo {
-		if b != nil && b.Kind != KQuery && b.Kind != KQueryOnly {
+		if b != nil && !b.Debugger() {
 			names[f] = b.Name
 		}
 	}
