@@ -14,8 +14,9 @@ import (
 // that is not printable text).
 type SourceLine func(file string, n int) (string, bool)
 
-// WriteError writes one diagnostic as every front end shows it (serq's
-// commands on stderr, serq tui's command line): `file:line:col: message`
+// WriteError writes one diagnostic as serq's commands show it on stderr
+// (serq tui's command line, where the line is on the screen, writes it
+// under it: WriteErrorUnder): `file:line:col: message`
 // (a warning says so), the source line with a caret under the column, the
 // notes and the hint, each on a line of its own. file names the error's
 // file when it has none; line quotes the source (nil: none). No control
@@ -25,10 +26,7 @@ func WriteError(w io.Writer, e *Error, file string, line SourceLine) {
 	if pos.File == "" {
 		pos.File = file
 	}
-	msg := safeio.Printable(e.Msg)
-	if e.Severity == syntax.SevWarning {
-		msg = "warning: " + msg
-	}
+	msg := message(e)
 	if pos.Line <= 0 {
 		fmt.Fprintf(w, "%s: %s\n", safeio.Printable(pos.File), msg)
 	} else {
@@ -49,6 +47,33 @@ func WriteError(w io.Writer, e *Error, file string, line SourceLine) {
 	if e.Hint != "" {
 		fmt.Fprintf(w, "hint: %s\n", safeio.Printable(e.Hint))
 	}
+}
+
+// WriteErrorUnder writes e under a line its reader already sees, as serq
+// tui's command line shows a bad command or expression: a caret under
+// e's column of line (line starting indent cells from the left, after the
+// prompt) followed by the message, then the notes and the hint, each
+// indented to the caret. The caret is placed, and the text cleaned, as
+// WriteError does; the position's file and line are the line's, so they
+// are not written.
+func WriteErrorUnder(w io.Writer, e *Error, line string, indent int) {
+	pad := strings.Repeat(" ", indent) + caretIndent(line, max(e.Pos.Col, 1))
+	fmt.Fprintf(w, "%s^ %s\n", pad, message(e))
+	for _, n := range e.Notes {
+		fmt.Fprintf(w, "%s  note: %s\n", pad, safeio.Printable(n))
+	}
+	if e.Hint != "" {
+		fmt.Fprintf(w, "%s  hint: %s\n", pad, safeio.Printable(e.Hint))
+	}
+}
+
+// message is e's message as a diagnostic writes it: a warning says so.
+func message(e *Error) string {
+	msg := safeio.Printable(e.Msg)
+	if e.Severity == syntax.SevWarning {
+		msg = "warning: " + msg
+	}
+	return msg
 }
 
 // snippetWidth is the most characters of a source line a diagnostic

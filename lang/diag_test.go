@@ -54,3 +54,21 @@ func TestWriteError(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestWriteErrorUnder checks the form of a diagnostic under a line on the
+// screen (serq tui's command line after its one-cell prompt): the caret
+// under the column, a tab kept as a tab, the message cleaned, then the
+// notes and the hint indented to the caret.
+func TestWriteErrorUnder(t *testing.T) {
+	var b strings.Builder
+	WriteErrorUnder(&b, &Error{Pos: model.Pos{Line: 1, Col: 7}, Msg: "undefined: nope\x1b[31m", Hint: "did you mean `now`?",
+		Notes: []string{"in `f`"}}, "b\tnow > nope", 1)
+	WriteErrorUnder(&b, &Error{Pos: model.Pos{Line: 1, Col: 3}, Severity: syntax.SevWarning, Msg: "odd"}, "ab", 0)
+	want := " " + " \t    ^ undefined: nope[31m\n" +
+		" " + " \t      note: in `f`\n" +
+		" " + " \t      hint: did you mean `now`?\n" +
+		"  ^ warning: odd\n"
+	if b.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
+	}
+}
