@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/serq/serq/internal/testutil"
 	"github.com/serq/serq/interp"
 )
 
@@ -14,20 +15,8 @@ import (
 // innermost first, on the fast path and the reference path alike; a run
 // error outside any call has none.
 func TestRunErrorCalls(t *testing.T) {
-	src := `fn main() {
-  pool kv { cap 100; }
-  queue P[2] : prefill {
-    serve delay;
-    prefill (n) { hold kv (cost(kv, n - 5)) { run (cost(P, 1)); } }
-  }
-  queue gw : gateway {
-    serve delay;
-    route (n) { P[0].prefill (n); }
-  }
-  workload { arrive poisson(1); init { set n = 3; } }
-  server { gw.route (n); hold kv (cost(kv, n - 9)) { } }
-}
-`
+	// the program, then a hold outside any call that fails too
+	src := strings.Replace(testutil.CallStackProgram, "gw.route (n); }", "gw.route (n); hold kv (cost(kv, n - 9)) { } }", 1)
 	for _, c := range []struct {
 		src, calls string
 	}{

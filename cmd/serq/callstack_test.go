@@ -1,28 +1,15 @@
 package main
 
-import "testing"
+import (
+	"testing"
 
-// callStackProgram fails at run time in an entry called from a gateway's
-// entry: its hold's units are negative.
-const callStackProgram = `fn main() {
-  pool kv { cap 100; }
-  queue P[2] : prefill {
-    serve delay;
-    prefill (n) { hold kv (cost(kv, n - 5)) { run (cost(P, 1)); } }
-  }
-  queue gw : gateway {
-    serve delay;
-    route (n) { P[0].prefill (n); }
-  }
-  workload { arrive poisson(1); init { set n = 3; } }
-  server { gw.route (n); }
-}
-`
+	"github.com/serq/serq/internal/testutil"
+)
 
 // TestRunErrorCallStack checks that a run error in an inlined entry says
 // the serQ calls it went through, innermost first, under its quoted line.
 func TestRunErrorCallStack(t *testing.T) {
-	p := writeProgram(t, "stack.sq", callStackProgram)
+	p := writeProgram(t, "stack.sq", testutil.CallStackProgram)
 	code, stdout, stderr := serq(t, "run", p, "--horizon", "10")
 	want := p + ":5:19: at t=0: session 0: the units of `kv` are -2: an amount must be at least 0\n" +
 		" |     prefill (n) { hold kv (cost(kv, n - 5)) { run (cost(P, 1)); } }\n" +
