@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tliron/glsp/protocol_3_16"
+	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/model"
