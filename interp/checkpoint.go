@@ -8,6 +8,7 @@ import (
 
 	clone "github.com/huandu/go-clone"
 
+	"github.com/serq/serq/interp/internal/stats"
 	"github.com/serq/serq/model"
 )
 
@@ -62,13 +63,13 @@ func (s *Sim) Checkpoint() *Checkpoint {
 func (s *Sim) ownedLogBytes() int64 {
 	var n int64
 	for i := range s.obs {
-		n += s.obs[i].samples.ownBytes() + s.obs[i].vals.ownBytes()
+		n += s.obs[i].OwnBytes()
 	}
 	for i := range s.gauges {
-		n += s.gauges[i].points.ownBytes()
+		n += s.gauges[i].OwnBytes()
 	}
 	for i := range s.claimObs {
-		n += s.claimObs[i].ownBytes()
+		n += s.claimObs[i].OwnBytes()
 	}
 	return n
 }
@@ -127,6 +128,8 @@ func checkpointAllocator() *clone.Allocator {
 		// Pointers into the Sim's own slices, re-pointed by fixInterior.
 		a.MarkAsOpaquePointer(reflect.TypeOf((*engine)(nil)))
 		a.MarkAsOpaquePointer(reflect.TypeOf((*stage)(nil)))
+		// What the program's expressions read, frozen when New returns.
+		a.MarkAsOpaquePointer(reflect.TypeOf((*readsCache)(nil)))
 		a.SetCustomFunc(reflect.TypeOf(stream{}), func(_ *clone.Allocator, old, nv reflect.Value) {
 			o := old.Addr().Interface().(*stream)
 			n := nv.Addr().Interface().(*stream)
@@ -135,10 +138,10 @@ func checkpointAllocator() *clone.Allocator {
 		shareLog[Sample](a)
 		shareLog[TimePoint](a)
 		shareLog[float64](a)
-		a.SetCustomFunc(reflect.TypeOf(ObserveStat{}), func(_ *clone.Allocator, old, nv reflect.Value) {
-			o := old.Addr().Interface().(*ObserveStat)
-			n := nv.Addr().Interface().(*ObserveStat)
-			*n = ObserveStat{w: o.w, samples: o.samples.share(), lean: o.lean, vals: o.vals.share()}
+		a.SetCustomFunc(reflect.TypeOf(stats.ObserveStat{}), func(_ *clone.Allocator, old, nv reflect.Value) {
+			o := old.Addr().Interface().(*stats.ObserveStat)
+			n := nv.Addr().Interface().(*stats.ObserveStat)
+			*n = o.Share()
 		})
 		cloneAlloc = a
 	})
@@ -146,9 +149,9 @@ func checkpointAllocator() *clone.Allocator {
 }
 
 func shareLog[T any](a *clone.Allocator) {
-	a.SetCustomFunc(reflect.TypeOf(chunkLog[T]{}), func(_ *clone.Allocator, old, nv reflect.Value) {
-		o := old.Addr().Interface().(*chunkLog[T])
-		*nv.Addr().Interface().(*chunkLog[T]) = o.share()
+	a.SetCustomFunc(reflect.TypeOf(stats.Log[T]{}), func(_ *clone.Allocator, old, nv reflect.Value) {
+		o := old.Addr().Interface().(*stats.Log[T])
+		*nv.Addr().Interface().(*stats.Log[T]) = o.Share()
 	})
 }
 
@@ -196,7 +199,8 @@ func (c *Sim) engineAt(orig *Sim, e *engine) *engine {
 // state: every field of the Sim, followed through pointers (NaN equal to
 // NaN). Tests use it to check that a resumed or sought run is the straight
 // run's; it is not cheap. The tracer, the statement hook and the trace
-// opener are the driver's, not the run's state, and are not compared. The calendar is
+// opener are the driver's, not the run's state, and are not compared, nor
+// is what the program's expressions read (readsCache, the program's). The calendar is
 // compared as its events in order (time, then sequence): how its heap is
 // laid out is not state (a run of quiet iterations taken off the calendar,
 // stepn.go, leaves another layout of the same events).
@@ -205,15 +209,18 @@ func SameState(a, b *Sim) bool {
 	ra, rb := a.reach, b.reach
 	oa, ob := a.opt.OpenTrace, b.opt.OpenTrace
 	ca, cb := a.cal, b.cal
+	da, db := a.reads, b.reads
 	a.tracer, b.tracer = nil, nil
 	a.reach, b.reach = nil, nil
 	a.opt.OpenTrace, b.opt.OpenTrace = nil, nil
 	a.cal, b.cal = sortedCal(ca), sortedCal(cb)
+	a.reads, b.reads = nil, nil
 	defer func() {
 		a.tracer, b.tracer = ta, tb
 		a.reach, b.reach = ra, rb
 		a.opt.OpenTrace, b.opt.OpenTrace = oa, ob
 		a.cal, b.cal = ca, cb
+		a.reads, b.reads = da, db
 	}()
 	return sameValue(reflect.ValueOf(a), reflect.ValueOf(b), map[[2]uintptr]bool{})
 }

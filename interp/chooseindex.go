@@ -195,11 +195,11 @@ type chooseReads struct{ pools, engs, cached []int }
 // every candidate resolved in range by an index that reads only the
 // candidate and constants. It returns what each candidate reads.
 func (s *Sim) chooseIndexable(ss *session, st *model.Stmt, n float64) ([]chooseReads, bool) {
-	if n < 1 || n > maxChoose || len(st.Keys) == 0 || !pureOfPools(st.N, -1, readsNothing) {
+	if n < 1 || n > maxChoose || len(st.Keys) == 0 || !pureOfPools(s.readsOf(st.N), -1, readsNothing) {
 		return nil, false
 	}
 	for _, key := range st.Keys {
-		if !pureOfPools(key, st.Slot, readsRouter) {
+		if !pureOfPools(s.readsOf(key), st.Slot, readsRouter) {
 			return nil, false
 		}
 	}
@@ -211,9 +211,12 @@ func (s *Sim) chooseIndexable(ss *session, st *model.Stmt, n float64) ([]chooseR
 		ss.attrs[st.Slot] = float64(j)
 		r := &reads[j]
 		for _, key := range st.Keys {
-			key.Walk(func(e *model.Expr) bool {
-				if !ok || e.Op != model.EPool && e.Op != model.EStage {
-					return ok
+			for _, e := range s.readsOf(key).Members {
+				if !ok {
+					break
+				}
+				if e.Op != model.EPool && e.Op != model.EStage {
+					continue
 				}
 				var f *model.Family
 				if e.Op == model.EPool {
@@ -226,7 +229,7 @@ func (s *Sim) chooseIndexable(ss *session, st *model.Stmt, n float64) ([]chooseR
 					x := s.eval(e.Ref.Index, ss)
 					if !inFamily(x, f) {
 						ok = false // the scan reports it, if a candidate reads it
-						return false
+						break
 					}
 					m += int(x)
 				}
@@ -235,7 +238,7 @@ func (s *Sim) chooseIndexable(ss *session, st *model.Stmt, n float64) ([]chooseR
 					eng := s.stages[m].eng
 					if eng == nil {
 						ok = false // a stage's work reads the clock
-						return false
+						break
 					}
 					r.engs = appendNew(r.engs, eng.ei)
 				case e.Fn == model.PCachedIn:
@@ -243,8 +246,7 @@ func (s *Sim) chooseIndexable(ss *session, st *model.Stmt, n float64) ([]chooseR
 				default:
 					r.pools = appendNew(r.pools, m)
 				}
-				return true
-			})
+			}
 		}
 	}
 	return reads, ok
@@ -267,55 +269,6 @@ const (
 	readsPools                    // pools' used, free, holders and queued: a function of pools' states (a gauge's tree, gaugeOfPools)
 	readsRouter                   // those, pools' cachedin and stages' queue, busy and work (a choose's index)
 )
-
-// pureOfPools reports whether e reads nothing but numbers, the attribute
-// slot (-1: none), operators and pure functions and what reads allows:
-// pools' used, free, holders and queued are their states alone (cachedin
-// reads the session, leases and oldest_lease the clock); a choose's index
-// reads cachedin with the picking session, and a stage's queue, busy and
-// work (chooseIndexable admits a stage only if it is an engine's: another
-// stage's work reads the clock). A member is named by an expression that
-// reads nothing.
-func pureOfPools(e *model.Expr, slot int, reads pureReads) bool {
-	switch e.Op {
-	case model.ENum:
-		return true
-	case model.EAttr:
-		return slot >= 0 && e.Slot == slot
-	case model.EPool:
-		switch e.Fn {
-		case model.PUsed, model.PFree, model.PHolders, model.PQueued:
-			if reads < readsPools {
-				return false
-			}
-		case model.PCachedIn:
-			if reads < readsRouter {
-				return false
-			}
-		default:
-			return false
-		}
-		return e.Ref.Index == nil || pureOfPools(e.Ref.Index, slot, readsNothing)
-	case model.EStage:
-		switch e.Fn {
-		case model.SQueue, model.SBusy, model.SWork:
-		default:
-			return false
-		}
-		return reads == readsRouter && (e.Ref.Index == nil || pureOfPools(e.Ref.Index, slot, readsNothing))
-	case model.ENeg, model.ENot, model.EAdd, model.ESub, model.EMul, model.EDiv, model.EPow,
-		model.ELt, model.ELe, model.EGt, model.EGe, model.EEq, model.ENe, model.EAnd, model.EOr, model.ECond,
-		model.EFunc: // a pure function (model validates Fn)
-	default:
-		return false // draws, registers, budgets, the clock and context, observes' aggregates
-	}
-	for _, a := range e.Args {
-		if !pureOfPools(a, slot, reads) {
-			return false
-		}
-	}
-	return true
-}
 
 // chooseLeafEval reads candidate j's keys into its leaf, with the index's
 // own session (Sim.blankChoose: no cache entry) in the choose's slot set
@@ -488,13 +441,11 @@ func (s *Sim) scanLimit(st *model.Stmt) int {
 	}
 	limit := math.MaxInt
 	for _, key := range st.Keys {
-		key.Walk(func(x *model.Expr) bool {
-			if x.Op == model.EDraw {
-				limit = -1
-			}
-			if x.Ref == nil || limit < 0 {
-				return limit >= 0
-			}
+		r := s.readsOf(key)
+		if r.Any(model.OpBits(model.EDraw)) {
+			return -1
+		}
+		for _, x := range r.Members {
 			var f *model.Family
 			switch x.Op {
 			case model.EPool:
@@ -502,8 +453,7 @@ func (s *Sim) scanLimit(st *model.Stmt) int {
 			case model.EStage, model.EReg, model.EBudget:
 				f = &s.p.StageFams[x.Ref.Fam]
 			default:
-				limit = -1
-				return false
+				return -1
 			}
 			switch i := x.Ref.Index; {
 			case i == nil:
@@ -511,10 +461,19 @@ func (s *Sim) scanLimit(st *model.Stmt) int {
 			case i.Op == model.EAttr && i.Slot == st.Slot:
 				limit = min(limit, f.Count)
 			default:
-				limit = -1
+				return -1
 			}
-			return limit >= 0
-		})
+		}
 	}
 	return limit
+}
+
+// chooseIndexes are the indexed chooses' state, embedded in Sim.
+type chooseIndexes struct {
+	chooseIdx      []chooseIndex  // the choose statements' indexes, in the order first run
+	choosePools    [][]chooseLeaf // for each pool, the indexes' candidates that read it
+	choosePend     bitset         // pools changed (poolChanged) since the indexes last took the changes
+	chooseEngs     [][]chooseLeaf // for each engine, the indexes' candidates that read its stage
+	choosePendEngs bitset         // engines read by an index changed (engineChanged) since the last take
+	blankChoose    *session       // the session the indexes read their leaves with: no cache entry
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/serq/serq/interp/internal/stats"
 	"github.com/serq/serq/model"
 )
 
@@ -34,15 +35,12 @@ type claimState struct {
 
 func (s *Sim) initClaims() {
 	s.claims = make([]claimState, len(s.p.Claims))
-	s.claimObs = make([]chunkLog[float64], len(s.p.Observes))
+	s.claimObs = make([]stats.Log[float64], len(s.p.Observes))
 	s.keepObs = make([]bool, len(s.p.Observes))
 	for _, c := range s.p.Claims {
-		c.Expr.Walk(func(e *model.Expr) bool {
-			if e.Op == model.EObsAgg {
-				s.keepObs[e.Slot] = true
-			}
-			return true
-		})
+		for _, slot := range s.readsOf(c.Expr).Observes {
+			s.keepObs[slot] = true
+		}
 	}
 }
 
@@ -105,7 +103,7 @@ func (s *Sim) obsAggregate(f model.Func, slot int) float64 {
 	if f == model.OMean || f == model.OCount || f == model.OLast {
 		return s.observeStat(f, slot)
 	}
-	xs := s.claimObs[slot].appendTo(nil)
+	xs := s.claimObs[slot].AppendTo(nil)
 	switch f {
 	case model.CCount:
 		return float64(len(xs))
@@ -136,7 +134,7 @@ func (s *Sim) obsAggregate(f model.Func, slot int) float64 {
 		}
 		return sum
 	}
-	return 0
+	panic("interp: no observation aggregate " + f.String())
 }
 
 // claimRows reports the claims.

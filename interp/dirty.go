@@ -121,3 +121,16 @@ func (s *Sim) initDirty() {
 		}
 	}
 }
+
+// dirtySets are what the settle looks at after an event (embedded in Sim): the members
+// marked since they were last found with nothing to do.
+type dirtySets struct {
+	dirtyPools  bitset  // pools the settle's admission looks at
+	dirtyEngs   bitset  // engines startEngines looks at
+	dirtyStages bitset  // ps stages reschedule looks at
+	gaugePools  bitset  // pools changed since the gauges were last read
+	poolEngines [][]int // for each pool, the engines that admit from it
+	// for each pool, the engines whose quiet template has read it
+	// (captureQuiet): markPool marks their templates
+	poolTemplates [][]int32
+}

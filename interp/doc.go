@@ -67,44 +67,81 @@
 //
 // # Cost
 //
-// An event costs what it changed, not the size of the deployment: the
-// settle's admission, startEngines and reschedule visit only the pools,
-// engines and ps stages marked since they were last found with nothing to
-// do, in declaration order (dirty.go); a gauge that reads only pools'
-// states is kept as a tree of its subexpressions' values and re-evaluates
-// the nodes above a changed pool's leaves, up to where a value comes out
-// unchanged (gaugetree.go; a sum's partial sums in a chain read in one
-// loop; the gauges share one forest, where a subexpression met again is
-// the same node); a `choose` whose keys read only pools' and engines' states and
-// the session's cachedin keeps its candidates' keys in a tournament tree
-// and reads again only the candidates whose pools or engines changed and
-// those in whose pools the session has a cached prefix, taking the scan
-// while a key is NaN or a tracer notes every candidate (chooseindex.go),
-// and a scanned `choose`
-// whose keys cannot draw or fail reads a candidate's later keys only while
-// its earlier ones tie the best's (scanLimit); an engine's budget,
-// chunk and cost are evaluated again only when the context variables and
-// registers they read changed (memo.go), the engines of a family reading
-// one copy of each expression's shape; an eviction of whole blocks from
-// one lru entry takes them at once when the amounts are whole numbers
-// (pool.go: exact below 2^52); a quiet engine iteration skips the settle
-// altogether (below); the statements sessions run are compiled once
-// (compile.go): an expression of a common shape (a constant, an
+// An event costs what it changed, not the size of the deployment. Each
+// fast path below keeps an invariant that makes skipping work exact, and
+// is switched off by [Options].NoFastPath, which scans and evaluates
+// everything after every event, compiles nothing and skips nothing. The
+// differential tests (fastpath_test.go: TestFastPathExamples over every
+// example, FuzzFastPath over generated programs) hold a run on the fast
+// paths to the reference path step by step and to the same report bit
+// for bit; each paragraph names its own test too. What an expression
+// reads, which decides whether a fast path may take it, is summarised once
+// per expression (reads.go, model.Reads). A new fast path gets a paragraph
+// here, a NoFastPath branch and a test of its own (CONTRIBUTING.md).
+//
+// Dirty sets (dirty.go). The settle's admission, startEngines and
+// reschedule visit only the pools, engines and ps stages marked since they
+// were last found with nothing to do, in declaration order; the settle
+// skips a step when the program has no pool or engine or nothing is
+// marked or due. Invariant: a member not marked has nothing to do.
+// Tests: TestBitset and the differential tests.
+//
+// Gauge trees (gaugetree.go). A gauge that reads only pools' used, free,
+// holders and queued of members named by constants (gaugeOfPools) is a
+// tree of its subexpressions' values, shared across gauges; a changed
+// pool re-evaluates the nodes above its leaves up to where a value comes
+// out unchanged (a sum's partial sums in a chain in one loop). Invariant:
+// every node holds its subexpression's value at the pools' current
+// states. Tests: TestGaugeForestRandomStates, TestGaugeForestShares.
+//
+// The choose index (chooseindex.go). A `choose` whose keys read only
+// pools' and engines' states and the session's cachedin keeps its
+// candidates' keys in a tournament tree and reads again only the
+// candidates whose pools or engines changed and those in whose pools the
+// session has a cached prefix; it takes the scan while a key is NaN or a
+// tracer notes every candidate. Invariant: every leaf holds its
+// candidate's keys now, bit for bit. Tests: TestChooseIndexRandomStates,
+// TestChooseIndexLeavesCurrent, TestChooseIndexCheckpoint.
+//
+// The lazy scan (scanLimit, chooseindex.go). A scanned `choose` whose keys
+// cannot draw or fail reads a candidate's later keys only while its
+// earlier ones tie the best's. Invariant: reading such a key has no
+// effect. Tests: TestScanLimit, TestScanLazyRandomStates.
+//
+// Memoized engine expressions (memo.go). An engine's budget, chunk, cost
+// and gates are evaluated again only when the context variables and
+// registers they read changed, the engines of a family sharing one copy of
+// each expression's shape. Invariant: a pure expression's value is a
+// function of what it reads. Tests: TestExprShapes and the differential
+// tests.
+//
+// Whole-block eviction (evictBlocks, pool.go). An eviction of whole
+// blocks from one lru entry takes them at once. Invariant: the amounts
+// are whole numbers below 2^52, where the sums are exact. Tests:
+// TestEvictionTakesBlocksFromTheTail and the differential tests.
+//
+// Compiled statements (compile.go). The statements sessions run are
+// compiled once: an expression of a common shape (a constant, an
 // attribute, the clock, `now - attr`, arithmetic over those, `~exp` of
-// one) is evaluated in one step, with evalWith's float operations in
-// evalWith's order, and a frame's sets and observes run in a row; the
-// settle skips the admission, the engines, the rescheduling and the
-// progress guards when the program has no pool, no engine, nothing marked
-// or nothing due; a Poisson arrival starts its session before it pushes
-// the next arrival (sim.go), which leaves the calendar as it was and lets
-// the start overlap the logarithm the push waits for. Each is exact: a
-// run with [Options].NoFastPath scans and evaluates everything after
-// every event, compiles nothing, skips nothing, pushes the next arrival
-// first, takes every iteration through the settle and evicts block by
-// block, and the differential tests hold the two to the same steps and
-// the same report bit for bit. [Options].Lean keeps
-// only what the statistics need (stats.go): memory flat in the horizon but
-// for one value per observe sample.
+// one) is evaluated in one step, and a frame's sets and observes run in a
+// row. Invariant: evalWith's float operations in evalWith's order. Tests:
+// TestCompiledForms, TestFastPathCompiled.
+//
+// The calendar's top and arrivals (sim.go). The event being handled stays
+// at the heap's top until the first schedule replaces it in one sift-down,
+// and a Poisson arrival starts its session before it pushes the next
+// arrival. Invariant: the events and their sequence numbers are those a
+// pop and a push leave; only the heap's layout differs, which no result
+// reads. Tests: TestCalendarTakeReplaces, TestNextFreeTies.
+//
+// Quiet iterations (stepn.go, below). An engine iteration that changes
+// nothing but its residents' counters and the clock skips the settle, and
+// runs of them are taken off the calendar. Invariant: the template
+// attempt holds (the same residents, pools and batch). Tests:
+// TestQuietTaken, TestStepNSameState, TestFastPathTrace.
+//
+// [Options].Lean keeps only what the statistics need (interp/internal/stats): memory
+// flat in the horizon but for one value per observe sample.
 //
 // # Quiet iterations
 //
@@ -177,21 +214,19 @@
 //     a run that would not end or would exhaust memory.
 //   - trace.go: trace workloads, read through [Options.OpenTrace].
 //   - rng.go: the random streams and the distributions.
-//   - stats.go, batchlanes.go: the statistics accumulators (means,
-//     batch-means confidence intervals, quantiles, time averages); only
-//     interp uses them.
+//   - package interp/internal/stats: the statistics accumulators (means,
+//     batch-means confidence intervals, quantiles, time averages, the
+//     append-only logs of samples); statsrows.go: the report's rows of
+//     them.
 //   - report.go: the [Report] types and building them from a run.
 //   - dump.go: the [DumpSink] that receives the samples and gauge change
 //     points as the run makes them ([Options.Dump], `serq run --dump`).
 //   - tolerance.go: the tolerances of float comparisons of units and tokens.
 //   - dirty.go, memo.go, gaugetree.go, chooseindex.go, stepn.go: the fast
-//     paths: the members the settle visits, engine expressions evaluated
-//     again only when what they read changed, gauges of pools kept as
-//     trees, chooses over pools' and engines' states kept as tournament
-//     trees, and quiet engine iterations with [Sim.StepN]
-//     (Options.NoFastPath turns them off).
-//   - keymin.go, chunklog.go: the key-tuple picks and the append-only logs
-//     of samples.
+//     paths of "Cost" and "Quiet iterations" (Options.NoFastPath turns
+//     them off); reads.go: what an expression reads, summarised once for
+//     them.
+//   - keymin.go: the key-tuple picks.
 //   - checkpoint.go, timeline.go: copies of a run's state, and a run that can
 //     go back ([Timeline]); snapshot.go and debug.go: what `serq tui` shows
 //     and asks of a run.

@@ -32,8 +32,8 @@ func (s *Sim) recordGauge(i int, v float64) {
 	// be replaced or dropped, so every point before the newest is final
 	// and at most one became final now: the one before the newest.
 	// Points 0 … gaugeDumped[i]-1 have been handed over.
-	if n := g.recorded(); s.gaugeDumped[i] < n-1 {
-		s.opt.Dump.Point(i, g.fromEnd(1))
+	if n := g.Recorded(); s.gaugeDumped[i] < n-1 {
+		s.opt.Dump.Point(i, g.FromEnd(1))
 		s.gaugeDumped[i]++
 	}
 }
@@ -45,8 +45,8 @@ func (s *Sim) flushDump() {
 	}
 	for i := range s.gauges {
 		g := &s.gauges[i]
-		if n := g.recorded(); s.gaugeDumped[i] < n {
-			s.opt.Dump.Point(i, g.fromEnd(0))
+		if n := g.Recorded(); s.gaugeDumped[i] < n {
+			s.opt.Dump.Point(i, g.FromEnd(0))
 			s.gaugeDumped[i]++
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/serq/serq/interp/internal/stats"
 )
 
 type pointSink struct{ pts []TimePoint }
@@ -20,18 +22,18 @@ func (p *pointSink) Point(_ int, tp TimePoint) { p.pts = append(p.pts, tp) }
 // in order, each once, lean or not.
 func TestRecordGaugeFinalPoints(t *testing.T) {
 	readings := []TimePoint{
-		{0, 0}, {0, 1}, // replaced at its instant
-		{1, 1},         // the same value: nothing
-		{2, 3}, {2, 1}, // replaced by the value before: dropped
-		{3, 2}, {4, 5}, {4, 2}, // dropped again, after a final point
-		{5, math.NaN()}, {6, math.NaN()}, {7, 4}, {7, 4}, {8, 0}, {8, 5}, {9, 5},
+		{Time: 0, Value: 0}, {Time: 0, Value: 1}, // replaced at its instant
+		{Time: 1, Value: 1},                      // the same value: nothing
+		{Time: 2, Value: 3}, {Time: 2, Value: 1}, // replaced by the value before: dropped
+		{Time: 3, Value: 2}, {Time: 4, Value: 5}, {Time: 4, Value: 2}, // dropped again, after a final point
+		{Time: 5, Value: math.NaN()}, {Time: 6, Value: math.NaN()}, {Time: 7, Value: 4}, {Time: 7, Value: 4}, {Time: 8, Value: 0}, {Time: 8, Value: 5}, {Time: 9, Value: 5},
 	}
 	for _, lean := range []bool{false, true} {
-		ref := TimeAvg{}
+		ref := stats.TimeAvg{}
 		sink := &pointSink{}
-		s := &Sim{opt: Options{Dump: sink}, gauges: make([]TimeAvg, 1), gaugeDumped: make([]int, 1)}
+		s := &Sim{opt: Options{Dump: sink}, gauges: make([]stats.TimeAvg, 1), gaugeDumped: make([]int, 1)}
 		if lean {
-			s.gauges[0].leanOver(0, 10)
+			s.gauges[0].LeanOver(0, 10)
 		}
 		for _, r := range readings {
 			ref.Record(r.Time, r.Value)

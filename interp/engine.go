@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/serq/serq/interp/internal/stats"
 	"github.com/serq/serq/model"
 )
 
@@ -56,14 +57,14 @@ type engine struct {
 	endStmt   bool
 
 	iters        uint64
-	prefOnlyI    TimeIntegral
-	decOnlyI     TimeIntegral
-	mixedI       TimeIntegral
-	decodesI     TimeIntegral
-	decBatchW    Welford
-	decStepW     Welford
-	itl          LogHistogram
-	itlW         Welford
+	prefOnlyI    stats.TimeIntegral
+	decOnlyI     stats.TimeIntegral
+	mixedI       stats.TimeIntegral
+	decodesI     stats.TimeIntegral
+	decBatchW    stats.Welford
+	decStepW     stats.Welford
+	itl          stats.LogHistogram
+	itlW         stats.Welford
 	regBackup    []float64
 	servedTokens float64 // tokens of the iterations that ended (claims' `served`)
 	iterNo       uint64  // attempts so far: a run served in this one has servedIt == iterNo
@@ -80,14 +81,14 @@ const (
 )
 
 func (s *Sim) initEngines() {
-	s.batchReads = readsBatchContext(s.p)
+	s.batchReads = s.readsBatchContext()
 	s.engs = make([]engine, len(s.p.Engines))
 	shapes := exprShapes{}
 	for i := range s.p.Engines {
 		m := &s.p.Engines[i]
 		e := &s.engs[i]
 		e.m, e.idx, e.ei, e.stage = m, m.Stage, i, &s.stages[m.Stage]
-		e.budgetM, e.chunkM, e.costM = newExprMemo(shapes.shared(m.Budget)), newExprMemo(shapes.shared(m.Chunk)), newExprMemo(shapes.shared(m.Cost))
+		e.budgetM, e.chunkM, e.costM = s.memo(shapes.shared(m.Budget)), s.memo(shapes.shared(m.Chunk)), s.memo(shapes.shared(m.Cost))
 		e.stage.eng = e
 		for _, r := range m.Regs {
 			e.regs = append(e.regs, float64(r.Init))
@@ -96,7 +97,7 @@ func (s *Sim) initEngines() {
 		case model.ServeVLLM:
 			gate := shapes.shared(&model.Expr{Op: model.EEq, Args: []*model.Expr{{Op: model.ECtx, Slot: int(model.CtxRunningPreempted)}, model.Num(0)}})
 			e.steps = []model.SchedStep{{Op: model.SchedAdvance, Order: m.Order}, {Op: model.SchedAdmit, While: gate}}
-			e.gateM = newExprMemo(gate)
+			e.gateM = s.memo(gate)
 		case model.ServeBody:
 			e.steps = m.Body
 		}
@@ -109,10 +110,10 @@ func (e *engine) resetStats(now float64) {
 	e.decOnlyI.Reset(now)
 	e.mixedI.Reset(now)
 	e.decodesI.Reset(now)
-	e.decBatchW = Welford{}
-	e.decStepW = Welford{}
-	e.itl = LogHistogram{}
-	e.itlW = Welford{}
+	e.decBatchW = stats.Welford{}
+	e.decStepW = stats.Welford{}
+	e.itl = stats.LogHistogram{}
+	e.itlW = stats.Welford{}
 }
 
 func (s *Sim) isResident(ss *session, stage int) bool {
@@ -390,7 +391,8 @@ var batchContext = []model.Ctx{model.CtxBatchCount, model.CtxBatchPosition, mode
 
 // readsBatchContext reports whether an engine's cost or a claim reads one
 // of batchContext.
-func readsBatchContext(p *model.Program) bool {
+func (s *Sim) readsBatchContext() bool {
+	p := s.p
 	var exprs []*model.Expr
 	for i := range p.Engines {
 		exprs = append(exprs, p.Engines[i].Cost)
@@ -398,19 +400,14 @@ func readsBatchContext(p *model.Program) bool {
 	for i := range p.Claims {
 		exprs = append(exprs, p.Claims[i].Expr, p.Claims[i].Given)
 	}
-	found := false
 	for _, e := range exprs {
-		if e == nil {
-			continue
-		}
-		e.Walk(func(x *model.Expr) bool {
-			if x.Op == model.ECtx && slices.Contains(batchContext, model.Ctx(x.Slot)) {
-				found = true
+		for _, c := range s.readsOf(e).Ctx {
+			if slices.Contains(batchContext, c) {
+				return true
 			}
-			return !found
-		})
+		}
 	}
-	return found
+	return false
 }
 
 // runPos is a resident's computed position on the pool its run grows:

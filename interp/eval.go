@@ -93,27 +93,13 @@ func (s *Sim) evalWith(e *model.Expr, ss *session, st *stream) float64 {
 		}
 		return s.evalWith(e.Args[2], ss, st)
 	case model.EFunc:
-		a := s.evalWith(e.Args[0], ss, st)
-		switch e.Fn {
-		case model.FMin:
-			return math.Min(a, s.evalWith(e.Args[1], ss, st))
-		case model.FMax:
-			return math.Max(a, s.evalWith(e.Args[1], ss, st))
-		case model.FAbs:
-			return math.Abs(a)
-		case model.FFloor:
-			return math.Floor(a)
-		case model.FCeil:
-			return math.Ceil(a)
-		case model.FSqrt:
-			return math.Sqrt(a)
-		case model.FExp:
-			return math.Exp(a)
-		case model.FLn:
-			return math.Log(a)
-		case model.FPow:
-			return math.Pow(a, s.evalWith(e.Args[1], ss, st))
+		// A pure function's one semantics, model.Predeclared's Eval (the
+		// folder's too); the second argument is evaluated only if it has one.
+		a, b := s.evalWith(e.Args[0], ss, st), 0.0
+		if len(e.Args) > 1 {
+			b = s.evalWith(e.Args[1], ss, st)
 		}
+		return e.Fn.Info().Eval(a, b)
 	case model.EDraw:
 		var args [2]float64
 		for i, x := range e.Args {

@@ -116,7 +116,7 @@ type failCause struct {
 func (s *Sim) initFaults() {
 	p := s.p
 	s.canFail = p.Builtin.Failed != 0
-	if !s.canFail && len(p.Pictures) == 0 && !readsUp(p) {
+	if !s.canFail && len(p.Pictures) == 0 && !s.readsUp() {
 		return
 	}
 	s.poolMember = make([]int32, len(s.pools))
@@ -191,17 +191,12 @@ func (s *Sim) initFaults() {
 }
 
 // readsUp reports whether the program reads up(…) anywhere.
-func readsUp(p *model.Program) bool {
+func (s *Sim) readsUp() bool {
 	found := false
-	look := func(e *model.Expr) {
-		e.Walk(func(x *model.Expr) bool {
-			found = found || x.Op == model.EUp
-			return !found
-		})
-	}
-	p.Walk(func(st *model.Stmt) { st.Exprs(look) })
-	for i := range p.Gauges {
-		look(p.Gauges[i].Expr)
+	look := func(e *model.Expr) { found = found || s.readsOf(e).Any(model.OpBits(model.EUp)) }
+	s.p.Walk(func(st *model.Stmt) { st.Exprs(look) })
+	for i := range s.p.Gauges {
+		look(s.p.Gauges[i].Expr)
 	}
 	return found
 }
@@ -933,4 +928,24 @@ func (s *Sim) sessionOutcome(ss *session) {
 	default:
 		s.completedN++
 	}
+}
+
+// faultState is what a program that can fail keeps (embedded in Sim): only such a
+// program has members, faults and causes.
+type faultState struct {
+	canFail     bool          // the program can fail a request (model.Builtins.Failed)
+	members     []member      // every queue's members, queue by queue
+	queueFirst  []int32       // by queue: its first member's index
+	poolMember  []int32       // by pool: its member, -1
+	stageMember []int32       // by stage: its member, -1
+	faults      []faultTarget // the faults block's targets, line by line
+	stranded    []*holdInst   // leases failed requests left to expire
+	causes      []failCause   // the causes requests failed of, in the order first met
+	reqSeq      uint32        // the last request number given (session.reqID)
+	retries     uint64        // entry calls made again
+	recomputes  uint64        // failed reads the reader recomputed
+	completedN  uint64        // sessions that ended with their last request served
+	failedN     uint64        // sessions that ended with their last request failed
+	rejectedN   uint64        // sessions ended by a request that could never fit
+	pics        *pictures     // the gateways' pictures' histories (picture.go); nil: none
 }

@@ -294,6 +294,7 @@ func pictureFixture(picture string) string {
       choose j in 2 by (holders(D[j].kv));
       observe picked = j;
       observe seen0 = holders(D[0].kv);
+      observe used0 = 0 * holders(D[1].kv) + used(D[0].kv);
       D[j].decode (0);
     }
   }
@@ -315,7 +316,9 @@ func pictureFixture(picture string) string {
 // shows them exactly d old: at t = 0.5, the refresh of 1 s shows t = 0,
 // before session 0 held D[0] (so D[0] is picked), a delay of 0.4 shows
 // t = 0.1 (D[0]), a delay of 0.2 shows t = 0.3 (D[1]); the exact state
-// picks D[1].
+// picks D[1]. Every observable of an expression is pictured, not only its
+// first: used(D[0].kv), read after holders(D[1].kv), shows what
+// holders(D[0].kv) shows.
 func TestPictureRefreshAndDelay(t *testing.T) {
 	for _, c := range []struct {
 		picture string
@@ -338,6 +341,7 @@ func TestPictureRefreshAndDelay(t *testing.T) {
 			obs := observations(t, pictureFixture(c.picture), 200)
 			wantSamples(t, obs, "picked", []float64{c.picked}, "the decoder the picture shows emptier")
 			wantSamples(t, obs, "seen0", []float64{c.seen0}, "holders(D[0].kv) as seen")
+			wantSamples(t, obs, "used0", []float64{c.seen0}, "used(D[0].kv) as seen, after another observable")
 		})
 	}
 }

@@ -373,3 +373,15 @@ func (s *Sim) readChain(i int) {
 	}
 	f.stale.clearRange(i+1, j+1)
 }
+
+// gaugeTrees are the gauges' fast path (embedded in Sim): what each gauge reads, so
+// when it must be read again, and the forest of the gaugeOfPools gauges.
+type gaugeTrees struct {
+	gaugeVer    uint64      // poolVer at the last gauge reading
+	gaugeKind   []gaugeKind // by gauge: what it reads, so when it must be read again (initGauges)
+	gaugeForest gaugeForest // the gaugeOfPools gauges' values
+	poolLeaves  [][]int32   // for each pool, the forest's leaves that read it
+	poolGauges  [][]int32   // for each pool, the gaugeOfPools gauges that read it
+	gaugeFresh  bitset      // gaugeOfPools gauges to read at this instant's end
+	gaugeEvery  bool        // some gauge is read at every instant's end (gaugeAlways)
+}

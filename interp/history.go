@@ -3,6 +3,8 @@ package interp
 import (
 	"math"
 	"sort"
+
+	"github.com/serq/serq/interp/internal/stats"
 )
 
 // The run's own history, read without touching the run: what a driver
@@ -17,19 +19,19 @@ import (
 // none).
 func (s *Sim) GaugeAt(i int, ts []float64) []float64 {
 	out := make([]float64, len(ts))
-	if i < 0 || i >= len(s.gauges) || s.gauges[i].lean {
+	if i < 0 || i >= len(s.gauges) || s.gauges[i].Lean() {
 		for j := range out {
 			out[j] = math.NaN()
 		}
 		return out
 	}
-	pts := &s.gauges[i].points
-	n := pts.len()
+	pts := s.gauges[i].PointLog()
+	n := pts.Len()
 	for j, t := range ts {
-		k := sort.Search(n, func(m int) bool { return pts.at(m).Time > t })
+		k := sort.Search(n, func(m int) bool { return pts.At(m).Time > t })
 		out[j] = math.NaN()
 		if k > 0 {
-			out[j] = pts.at(k - 1).Value
+			out[j] = pts.At(k - 1).Value
 		}
 	}
 	return out
@@ -45,15 +47,15 @@ func (s *Sim) ObserveMeanAt(i int, ts []float64) []float64 {
 	for j := range out {
 		out[j] = math.NaN()
 	}
-	if i < 0 || i >= len(s.obs) || s.obs[i].lean {
+	if i < 0 || i >= len(s.obs) || s.obs[i].Lean() {
 		return out
 	}
-	var w Welford
-	smp := &s.obs[i].samples
-	k, n := 0, smp.len()
+	var w stats.Welford
+	smp := s.obs[i].SampleLog()
+	k, n := 0, smp.Len()
 	for j, t := range ts {
-		for ; k < n && smp.at(k).Time <= t; k++ {
-			w.Add(smp.at(k).Value)
+		for ; k < n && smp.At(k).Time <= t; k++ {
+			w.Add(smp.At(k).Value)
 		}
 		if w.Count() > 0 {
 			out[j] = w.Mean()

@@ -50,7 +50,7 @@ func (s *Sim) hold(ss *session, st *model.Stmt) bool {
 	// demand reads only attributes and numbers.
 	for i := range h.pools {
 		hp := &st.Holds[i]
-		if !pureDemand(hp.Units) || (hp.Reserve != nil && !pureDemand(hp.Reserve)) {
+		if !pureDemand(s.readsOf(hp.Units)) || !pureDemand(s.readsOf(hp.Reserve)) {
 			continue
 		}
 		pl := &s.pools[h.pools[i].pool]
@@ -84,19 +84,6 @@ func (s *Sim) hold(ss *session, st *model.Stmt) bool {
 	ss.waitingHold = true
 	ss.waitHold = h
 	return false
-}
-
-// pureDemand reports an amount that reads only attributes and numbers.
-func pureDemand(e *model.Expr) bool {
-	ok := true
-	e.Walk(func(x *model.Expr) bool {
-		switch x.Op {
-		case model.EPool, model.EStage, model.EBudget, model.ECtx, model.EReg:
-			ok = false
-		}
-		return ok
-	})
-	return ok
 }
 
 // demand is max(units, reserve) of pool i of a hold, evaluated now.

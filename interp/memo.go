@@ -65,31 +65,18 @@ func exprKey(b *strings.Builder, e *model.Expr) {
 type exprMemo struct {
 	e     *model.Expr
 	pure  bool
-	ctx   []int // context slots read
-	regs  []int // registers read
+	ctx   []model.Ctx // context slots read
+	regs  []int       // registers read
 	in    []uint64
 	val   float64
 	valid bool
 }
 
-func newExprMemo(e *model.Expr) exprMemo {
-	m := exprMemo{e: e, pure: e != nil}
-	if e == nil {
-		return m
-	}
-	e.Walk(func(x *model.Expr) bool {
-		switch x.Op {
-		case model.ECtx:
-			m.ctx = append(m.ctx, x.Slot)
-		case model.EReg:
-			m.regs = append(m.regs, x.Slot)
-		case model.ENum, model.ENeg, model.ENot, model.EAdd, model.ESub, model.EMul, model.EDiv, model.EPow,
-			model.ELt, model.ELe, model.EGt, model.EGe, model.EEq, model.ENe, model.EAnd, model.EOr, model.ECond, model.EFunc:
-		default:
-			m.pure = false
-		}
-		return m.pure
-	})
+// memo is the memo of e, by what it reads.
+func (s *Sim) memo(e *model.Expr) exprMemo { return newExprMemo(e, s.readsOf(e)) }
+
+func newExprMemo(e *model.Expr, r *model.Reads) exprMemo {
+	m := exprMemo{e: e, pure: e != nil && r.Only(model.PureOps|model.OpBits(model.ECtx, model.EReg)), ctx: r.Ctx, regs: r.Regs}
 	m.in = make([]uint64, len(m.ctx)+len(m.regs))
 	return m
 }

@@ -106,13 +106,10 @@ func (s *Sim) initPictures() {
 	seenKey := map[obsKey]bool{}
 	seenPool := map[int32]bool{}
 	look := func(e *model.Expr) {
-		e.Walk(func(x *model.Expr) bool {
-			if x.Op != model.ESeen {
-				return true
-			}
+		for _, x := range s.readsOf(e).Seen {
 			in := x.Args[0]
 			if in.Op == model.EUp {
-				return false
+				continue
 			}
 			stage := in.Op == model.EStage
 			var f *model.Family
@@ -135,8 +132,7 @@ func (s *Sim) initPictures() {
 					pc.keys = append(pc.keys, k)
 				}
 			}
-			return false
-		})
+		}
 	}
 	p.Walk(func(st *model.Stmt) { st.Exprs(look) })
 	pc.hist = make([]history, len(pc.keys))

@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 
+	"github.com/serq/serq/interp/internal/stats"
 	"github.com/serq/serq/model"
 )
 
@@ -42,8 +43,8 @@ type pool struct {
 	admitVia int           // engine stage index, -1
 	memoryOf int           // engine stage index, -1
 
-	usedI, cachedI, queueI, holdersI TimeIntegral
-	waitW                            Welford
+	usedI, cachedI, queueI, holdersI stats.TimeIntegral
+	waitW                            stats.Welford
 	admits, evictN, preempts         uint64
 	evictU                           float64
 	// the same counts since t = 0, warm-up included (the debugger's)
@@ -119,7 +120,7 @@ func (pl *pool) resetStats(now float64) {
 	pl.cachedI.Reset(now)
 	pl.queueI.Reset(now)
 	pl.holdersI.Reset(now)
-	pl.waitW = Welford{}
+	pl.waitW = stats.Welford{}
 	pl.admits, pl.evictN, pl.preempts, pl.evictU = 0, 0, 0, 0
 }
 
@@ -215,7 +216,7 @@ func (s *Sim) poolObservable(pl *pool, f model.Func, ss *session) float64 {
 		}
 		return s.now - oldest
 	}
-	return 0
+	panic("interp: no pool observable " + f.String())
 }
 
 // leasesOf counts the live leases of pool p and finds the start of the

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/serq/serq/interp/internal/stats"
 	"github.com/serq/serq/model"
 )
 
@@ -103,12 +104,12 @@ type ObserveRow struct {
 
 // ConstantZero reports whether the row earns the text report's note
 // "observe NAME is constant 0 over N samples": a test-valued observe that
-// was 0 in every one of at least [CIMinSamples] samples.
+// was 0 in every one of at least [stats.CIMinSamples] samples.
 func (o *ObserveRow) ConstantZero() bool {
 	if o.Samples == nil && o.Count > 0 { // a lean run's row
-		return o.Test && o.Count >= CIMinSamples && o.AllZero
+		return o.Test && o.Count >= stats.CIMinSamples && o.AllZero
 	}
-	if !o.Test || len(o.Samples) < CIMinSamples {
+	if !o.Test || len(o.Samples) < stats.CIMinSamples {
 		return false
 	}
 	for _, s := range o.Samples {
@@ -309,10 +310,10 @@ func (s *Sim) Report() *Report {
 	tests := testObserves(p)
 	var keys []int64
 	for i, name := range p.Observes {
-		r.Observes = append(r.Observes, s.obs[i].row(name, tests[i], &keys))
+		r.Observes = append(r.Observes, observeRow(&s.obs[i], name, tests[i], &keys))
 	}
 	for i, g := range p.Gauges {
-		r.Gauges = append(r.Gauges, s.gauges[i].Row(g.Name, s.opt.Warmup, end))
+		r.Gauges = append(r.Gauges, gaugeRow(&s.gauges[i], g.Name, s.opt.Warmup, end))
 	}
 	r.Claims = s.claimRows()
 	nan := math.NaN()

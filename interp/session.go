@@ -199,14 +199,14 @@ func (s *Sim) observe(ss *session, slot int, v float64) {
 		s.trace(ss, EvObserved, s.p.Observes[slot], v)
 	}
 	if s.keepObs[slot] {
-		s.claimObs[slot].add(v)
+		s.claimObs[slot].Add(v)
 	}
 	if !s.warm {
 		return
 	}
 	o := &s.obs[slot]
-	if o.lean && s.opt.Dump == nil {
-		o.addLean(v) // the value alone: no time, session or turn is kept
+	if o.Lean() && s.opt.Dump == nil {
+		o.AddLean(v) // the value alone: no time, session or turn is kept
 		return
 	}
 	turn := uint32(ss.attrs[s.p.Builtin.TurnNo])

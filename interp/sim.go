@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime/debug"
 
+	"github.com/serq/serq/interp/internal/stats"
 	"github.com/serq/serq/model"
 )
 
@@ -61,19 +62,39 @@ type RunError struct {
 	Time    float64   // simulated time of the failure
 	Session int64     // serial of the session, -1 if none
 	Msg     string
-	Err     error  // the cause, if any: what Unwrap returns
-	Stack   []byte // an internal error's stack (runtime/debug.Stack); nil otherwise
+	// Calls are the entry calls and statement defs the statement at Pos
+	// was inlined from, innermost first: its serQ call stack (none for a
+	// statement written where it runs, or an IR's, which keeps none).
+	Calls []model.Call
+	Err   error  // the cause, if any: what Unwrap returns
+	Stack []byte // an internal error's stack (runtime/debug.Stack); nil otherwise
 }
 
-func (e *RunError) Error() string {
+// Message is the error without its position: the simulated time, the
+// session and what went wrong, as every front end says it.
+func (e *RunError) Message() string {
 	who := ""
 	if e.Session >= 0 {
 		who = fmt.Sprintf(" session %d:", e.Session)
 	}
-	if e.Pos.Line == 0 {
-		return fmt.Sprintf("at t=%s:%s %s", fmtTime(e.Time), who, e.Msg)
+	return fmt.Sprintf("at t=%s:%s %s", fmtTime(e.Time), who, e.Msg)
+}
+
+// Notes say where the statement at Pos was called from, innermost first:
+// "in `D.decode`, called at main.sq:70:9".
+func (e *RunError) Notes() []string {
+	var out []string
+	for _, c := range e.Calls {
+		out = append(out, fmt.Sprintf("in `%s`, called at %s", c.Name, c.Pos))
 	}
-	return fmt.Sprintf("%s: at t=%s:%s %s", e.Pos, fmtTime(e.Time), who, e.Msg)
+	return out
+}
+
+func (e *RunError) Error() string {
+	if e.Pos.Line == 0 {
+		return e.Message()
+	}
+	return e.Pos.String() + ": " + e.Message()
 }
 
 // Unwrap returns the cause of the failure, nil if it has none.
@@ -144,9 +165,9 @@ type Sim struct {
 	arrivals uint64
 	ended    uint64
 	turns    uint64
-	liveAvg  TimeIntegral // sessions live over time, for the report's mean live
-	warm     bool         // past the warm-up: statistics are kept
-	draining bool         // --arrivals reached: no more arrivals
+	liveAvg  stats.TimeIntegral // sessions live over time, for the report's mean live
+	warm     bool               // past the warm-up: statistics are kept
+	draining bool               // --arrivals reached: no more arrivals
 	// arrStages sends `arrive constant(…), …;` (arrivestages.go)
 	arrStages arrivalStages
 	finished  bool    // the run is over (horizon, drain or deadlock)
@@ -160,20 +181,13 @@ type Sim struct {
 	engs   []engine
 
 	// Statistics.
-	obs         []ObserveStat
-	gauges      []TimeAvg
+	obs         []stats.ObserveStat
+	gauges      []stats.TimeAvg
 	claims      []claimState
-	claimObs    []chunkLog[float64] // every sample (warm-up included) of the observes claims aggregate
-	keepObs     []bool              // by observe slot: a claim aggregates it, so claimObs keeps its samples
-	poolVer     uint64              // bumped by every change of a pool's state
-	gaugeVer    uint64              // poolVer at the last gauge reading
-	gaugeKind   []gaugeKind         // by gauge: what it reads, so when it must be read again (initGauges)
-	gaugeForest gaugeForest         // the gaugeOfPools gauges' values (gaugetree.go)
-	poolLeaves  [][]int32           // for each pool, the forest's leaves that read it
-	poolGauges  [][]int32           // for each pool, the gaugeOfPools gauges that read it
-	gaugeFresh  bitset              // gaugeOfPools gauges to read at this instant's end
-	gaugeDumped []int               // by gauge: the change points handed to Options.Dump so far
-	gaugeEvery  bool                // some gauge is read at every instant's end (gaugeAlways)
+	claimObs    []stats.Log[float64] // every sample (warm-up included) of the observes claims aggregate
+	keepObs     []bool               // by observe slot: a claim aggregates it, so claimObs keeps its samples
+	poolVer     uint64               // bumped by every change of a pool's state
+	gaugeDumped []int                // by gauge: the change points handed to Options.Dump so far
 
 	// Random streams not of a session (rng.go).
 	arrStream     *stream // arrivals
@@ -192,47 +206,21 @@ type Sim struct {
 	// budgetOverride, the budget the iteration has left.
 	budgetOverride float64
 	budgetEngine   *engine
+	reads          *readsCache // what each expression reads (reads.go), shared by checkpoints
 	curStmt        *model.Stmt // the statement being executed, for run errors that have no other position (curPos)
 	traceData      *traceData
 	keys           keyMins // the key-tuple picks' buffers
 
-	// The fast paths (dirty.go): what the settle looks at after an event.
-	noFastPath  bool    // Options.NoFastPath: scan everything after every event
-	cprog       *cprog  // the session blocks' compiled statements (compile.go); empty with NoFastPath
-	dirtyPools  bitset  // pools the settle's admission looks at
-	dirtyEngs   bitset  // engines startEngines looks at
-	dirtyStages bitset  // ps stages reschedule looks at
-	gaugePools  bitset  // pools changed since the gauges were last read
-	poolEngines [][]int // for each pool, the engines that admit from it
-	// for each pool, the engines whose quiet template has read it
-	// (captureQuiet): markPool marks their templates
-	poolTemplates [][]int32
+	// The fast paths (doc.go, "Cost"), each one's state in a struct of its
+	// own: the dirty sets, the gauges' trees and the chooses' indexes.
+	noFastPath bool   // Options.NoFastPath: scan everything after every event
+	cprog      *cprog // the session blocks' compiled statements (compile.go); empty with NoFastPath
+	dirtySets
+	gaugeTrees
+	chooseIndexes
 
-	// The indexed chooses (chooseindex.go).
-	chooseIdx      []chooseIndex  // the choose statements' indexes, in the order first run
-	choosePools    [][]chooseLeaf // for each pool, the indexes' candidates that read it
-	choosePend     bitset         // pools changed (poolChanged) since the indexes last took the changes
-	chooseEngs     [][]chooseLeaf // for each engine, the indexes' candidates that read its stage
-	choosePendEngs bitset         // engines read by an index changed (engineChanged) since the last take
-	blankChoose    *session       // the session the indexes read their leaves with: no cache entry
-
-	// Failures and lease lifetimes (faults.go): only a program that can
-	// fail has members, faults and causes.
-	canFail     bool          // the program can fail a request (model.Builtins.Failed)
-	members     []member      // every queue's members, queue by queue
-	queueFirst  []int32       // by queue: its first member's index
-	poolMember  []int32       // by pool: its member, -1
-	stageMember []int32       // by stage: its member, -1
-	faults      []faultTarget // the faults block's targets, line by line
-	stranded    []*holdInst   // leases failed requests left to expire
-	causes      []failCause   // the causes requests failed of, in the order first met
-	reqSeq      uint32        // the last request number given (session.reqID)
-	retries     uint64        // entry calls made again
-	recomputes  uint64        // failed reads the reader recomputed
-	completedN  uint64        // sessions that ended with their last request served
-	failedN     uint64        // sessions that ended with their last request failed
-	rejectedN   uint64        // sessions ended by a request that could never fit
-	pics        *pictures     // the gateways' pictures' histories (picture.go); nil: none
+	// Failures and lease lifetimes (faults.go).
+	faultState
 
 	// The driver's: tracing and guards.
 	tracer     func(TraceEvent)
@@ -277,19 +265,20 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 	m := newStream()
 	m.seed(opt.Seed, kindMachine, 0, 0)
 	s.machineStream = m
-	s.obs = make([]ObserveStat, len(p.Observes))
-	s.gauges = make([]TimeAvg, len(p.Gauges))
+	s.obs = make([]stats.ObserveStat, len(p.Observes))
+	s.gauges = make([]stats.TimeAvg, len(p.Gauges))
 	s.gaugeDumped = make([]int, len(p.Gauges))
 	if opt.Lean {
 		for i := range s.obs {
-			s.obs[i].lean = true
+			s.obs[i].SetLean()
 		}
 		if opt.Arrivals == 0 { // the run ends at the horizon
 			for i := range s.gauges {
-				s.gauges[i].leanOver(opt.Warmup, opt.Horizon)
+				s.gauges[i].LeanOver(opt.Warmup, opt.Horizon)
 			}
 		}
 	}
+	s.initReads()
 	s.initStages()
 	s.initPools()
 	s.initDirty()
@@ -327,6 +316,7 @@ func New(p *model.Program, opt Options) (*Sim, error) {
 		n, _ := p.Workload.Arg.IsConst()
 		s.schedule(0, evArrive, int32(n), 0, nil)
 	}
+	s.reads.frozen = true // read only from here on: checkpoints share it
 	return s, nil
 }
 
@@ -557,13 +547,17 @@ func (s *Sim) fail(ss *session, pos model.Pos, format string, args ...any) {
 		return
 	}
 	serial := int64(-1)
+	var calls []model.Call
 	if ss != nil {
 		serial = int64(ss.serial)
 		if pos.Line == 0 {
 			pos = s.curPos()
 		}
+		if st := s.curStmt; st != nil && st.Pos == pos {
+			calls = s.p.CallStack(st.Call)
+		}
 	}
-	s.err = &RunError{Pos: pos, Time: s.now, Session: serial, Msg: fmt.Sprintf(format, args...)}
+	s.err = &RunError{Pos: pos, Time: s.now, Session: serial, Msg: fmt.Sprintf(format, args...), Calls: calls}
 }
 
 func (s *Sim) handle(ev event) {
@@ -620,7 +614,7 @@ func (s *Sim) warmup() {
 
 // endInstant samples the gauges: the state at the end of an instant.
 //
-// A reading equal to the last one adds nothing (TimeAvg.Record), so a
+// A reading equal to the last one adds nothing (stats.TimeAvg.Record), so a
 // gauge whose value cannot have changed is not evaluated:
 //   - a gauge that is a function of some pools' states alone (used, free,
 //     holders, queued of members named by constants: its pools, resolved
@@ -689,13 +683,7 @@ func (s *Sim) initGauges() {
 	s.gaugeFresh = newBitset(len(s.p.Gauges))
 	build := &gaugeBuild{shapes: map[gaugeShape]int32{}}
 	for i, g := range s.p.Gauges {
-		only := true
-		g.Expr.Walk(func(e *model.Expr) bool {
-			if e.Op == model.EStage || e.Op == model.EReg || e.Op == model.EBudget || e.Op == model.ECtx {
-				only = false
-			}
-			return only
-		})
+		only := !s.readsOf(g.Expr).Any(model.OpBits(model.EStage, model.EReg, model.EBudget, model.ECtx))
 		switch {
 		case only && s.gaugeOfPools(g.Expr):
 			s.gaugeKind[i] = gaugeOfPools
@@ -718,19 +706,16 @@ func (s *Sim) initGauges() {
 // alone (pureOfPools, chooseindex.go): used, free, holders and queued of
 // members named by constants in range.
 func (s *Sim) gaugeOfPools(e *model.Expr) bool {
-	if !pureOfPools(e, -1, readsPools) {
+	r := s.readsOf(e)
+	if !pureOfPools(r, -1, readsPools) {
 		return false
 	}
-	ok := true
-	e.Walk(func(x *model.Expr) bool {
-		if x.Op == model.EPool {
-			f := &s.p.PoolFams[x.Ref.Fam]
-			i := x.Ref.Index
-			ok = i == nil || constMember(i, f)
+	for _, x := range r.Members {
+		if x.Op == model.EPool && x.Ref.Index != nil && !constMember(x.Ref.Index, &s.p.PoolFams[x.Ref.Fam]) {
+			return false
 		}
-		return ok
-	})
-	return ok
+	}
+	return true
 }
 
 func (s *Sim) finish() {

@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 
+	"github.com/serq/serq/interp/internal/stats"
 	"github.com/serq/serq/model"
 )
 
@@ -52,13 +53,13 @@ type stage struct {
 
 	eng *engine
 
-	num     TimeIntegral // jobs present
-	util    TimeIntegral
+	num     stats.TimeIntegral // jobs present
+	util    stats.TimeIntegral
 	done    uint64
-	waitW   Welford
-	svcW    Welford
+	waitW   stats.Welford
+	svcW    stats.Welford
 	joins   uint64
-	waitAll Welford // est_wait: every start, warm-up included
+	waitAll stats.Welford // est_wait: every start, warm-up included
 
 	// Faults (faults.go): down with its member or alone; stalled, a
 	// shared stage down alone carries its flows at rate 0.
@@ -87,8 +88,8 @@ func (st *stage) resetStats(now float64) {
 	st.num.Reset(now)
 	st.util.Reset(now)
 	st.done = 0
-	st.waitW = Welford{}
-	st.svcW = Welford{}
+	st.waitW = stats.Welford{}
+	st.svcW = stats.Welford{}
 }
 
 func (s *Sim) runError(ss *session, st *model.Stmt, what string, x float64) {
@@ -401,5 +402,5 @@ func (s *Sim) stageObservable(stg *stage, f model.Func) float64 {
 		}
 		return stg.waitAll.Mean()
 	}
-	return 0
+	panic("interp: no stage observable " + f.String())
 }

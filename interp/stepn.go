@@ -129,7 +129,7 @@ const batchOnly = len(quietSlots) - 2
 // constants, registers and quietSlots.
 func (s *Sim) initQuiet(e *engine) {
 	m := e.m
-	ok := quietExpr(m.Budget) && quietExpr(m.Chunk) && quietExpr(m.Cost)
+	ok := quietExpr(s.readsOf(m.Budget)) && quietExpr(s.readsOf(m.Chunk)) && quietExpr(s.readsOf(m.Cost))
 	var adv uint64
 	regrow := true
 	switch m.Serve {
@@ -142,8 +142,8 @@ func (s *Sim) initQuiet(e *engine) {
 			switch {
 			case st.Op == model.SchedAdvance && len(st.Order) == 0 && st.Only == nil:
 				adv++
-			case st.Op == model.SchedAdmit && quietExpr(st.While):
-				regrow = regrow && batchSlots(st.While)
+			case st.Op == model.SchedAdmit && quietExpr(s.readsOf(st.While)):
+				regrow = regrow && batchSlots(s.readsOf(st.While))
 			default:
 				ok = false
 			}
@@ -156,40 +156,6 @@ func (s *Sim) initQuiet(e *engine) {
 	e.quiet.advCtx = s.batchReads
 	e.quiet.regrow = regrow
 	e.quiet.growNow = -1 // none: it holds a growth only between quietGrowth and the iteration taking it
-}
-
-// batchSlots reports whether e (nil allowed) reads no context but the
-// slots only setBatchCtx sets (and batch.tokens, batch.prefilled).
-func batchSlots(e *model.Expr) bool {
-	if e == nil {
-		return true
-	}
-	for _, c := range newExprMemo(e).ctx {
-		switch model.Ctx(c) {
-		case model.CtxBatchTokens, model.CtxBatchPrefilled, model.CtxRunningPreempted, model.CtxWaitingAdmitted:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// quietExpr reports whether e (nil allowed) reads only constants,
-// registers and the context variables an attempt sets.
-func quietExpr(e *model.Expr) bool {
-	if e == nil {
-		return true
-	}
-	m := newExprMemo(e)
-	if !m.pure {
-		return false
-	}
-	for _, c := range m.ctx {
-		if !slices.Contains(quietSlots[:], model.Ctx(c)) {
-			return false
-		}
-	}
-	return true
 }
 
 // captureQuiet keeps the attempt that just scheduled e's iteration as its
@@ -539,11 +505,11 @@ func (s *Sim) quietIteration(e *engine, setCtx bool) {
 	q.ctx[ctxDecodeSlot] += q.advance
 	// iterEnd sets these to 0 or none and the attempt back: their areas
 	// advance to now
-	e.stage.util.touch(now)
-	e.prefOnlyI.touchZero(now) // a decode batch: 0
-	e.decOnlyI.touch(now)
-	e.mixedI.touchZero(now)
-	e.decodesI.touch(now)
+	e.stage.util.Touch(now)
+	e.prefOnlyI.TouchZero(now) // a decode batch: 0
+	e.decOnlyI.Touch(now)
+	e.mixedI.TouchZero(now)
+	e.decodesI.Touch(now)
 	e.iterNo = iterNo
 	e.stmtNo += q.adv
 	if setCtx {
@@ -556,23 +522,6 @@ func (s *Sim) quietIteration(e *engine, setCtx bool) {
 		e.decBatchW.Add(float64(q.ndec))
 		e.decStepW.Add(q.cost)
 	}
-}
-
-// touch is Set(now, 0) then Set(now, v) with v the current value: the
-// area up to now, the value kept (the second Set adds 0·0).
-func (a *TimeIntegral) touch(now float64) {
-	a.integral = a.area(now)
-	a.last = now
-}
-
-// touchZero is touch for a value that may be 0: at 0 (and scale 0) the
-// area adds 0·dt, +0, which leaves a non-negative integral as it is.
-func (a *TimeIntegral) touchZero(now float64) {
-	if a.value == 0 && a.scale == 0 && a.integral >= 0 && !math.Signbit(a.integral) && now-a.last < math.Inf(1) {
-		a.last = now
-		return
-	}
-	a.touch(now)
 }
 
 // secondTime is the time of the calendar's second event, +Inf if none.

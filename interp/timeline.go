@@ -183,16 +183,6 @@ func (tl *Timeline) SeekTime(t float64) {
 	tl.RunUntil(t)
 }
 
-// Back goes to the state k events before the current one (the start, if
-// there are fewer).
-func (tl *Timeline) Back(k uint64) {
-	n := tl.sim.events
-	if k > n {
-		k = n
-	}
-	tl.SeekEvent(n - k)
-}
-
 // before is the latest checkpoint that ok accepts; the start when none.
 func (tl *Timeline) before(ok func(*Checkpoint) bool) *Checkpoint {
 	i := sort.Search(len(tl.cps), func(i int) bool { return !ok(tl.cps[i]) })

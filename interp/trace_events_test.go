@@ -133,3 +133,36 @@ func TestTraceIterations(t *testing.T) {
 		t.Errorf("%d iterations traced, the first %q, want %q", n, first, want)
 	}
 }
+
+// A fork leg's events are the session's, with the leg named: its observe
+// of 0 is traced and worded as any other (issue 30: the leg's "observed …
+// 0" once showed in one renderer and not the others; TraceEvent.Text is
+// now the only one).
+func TestTraceForkLeg(t *testing.T) {
+	p := pdLoad(t, mainProgram(`
+  stage svc : delay;
+  workload { arrive batch(1); session { turn; end; } }
+  server {
+    fork { run svc (cost(svc, 2)); observe leg_zero = 0; }
+    run svc (cost(svc, 1));
+    join;
+    observe joined = now;
+  }`))
+	s, err := interp.New(p, interp.Options{Horizon: 10, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	s.SetTracer(func(e interp.TraceEvent) {
+		if e.Kind == interp.EvObserved {
+			got = append(got, e.String())
+		}
+	})
+	for s.Step() {
+	}
+	want := []string{"2.0000 s  session 0 leg 1 turn 1  observed leg_zero = 0", "2.0000 s  session 0 turn 1  observed joined = 2",
+		"2.0000 s  session 0 turn 1  observed response = 2"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("observes traced:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

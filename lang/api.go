@@ -22,4 +22,8 @@ type Options struct {
 	Sets []Override
 	// Defs replace the bodies of expression defs (the last wins).
 	Defs []Override
+	// Bindings, when set, receives every name the program reads with the
+	// declaration the lowering bound it to (the language server's
+	// definition and hover), once lowering is done, errors or not.
+	Bindings func(Binding)
 }

@@ -396,8 +396,8 @@ func (l *lowerer) schedule(e *engineDecl, s *syntax.ScheduleItem, eng *model.Eng
 	ls.mom = momEngBudget
 	for _, lt := range s.Lets {
 		v, _ := l.expr(lt.Value, ls)
-		ls.bind(lt.Name, &binding{val: v})
-		sl.cs.bind(lt.Name, &binding{val: v})
+		ls.bind(lt.Name, &binding{val: v, kind: "let", decl: lt.Pos})
+		sl.cs.bind(lt.Name, &binding{val: v, kind: "let", decl: lt.Pos})
 		sl.ks.bind(lt.Name, &binding{refuse: fmt.Sprintf("`%s` is a schedule's `let`, read only in `each at most`: a predicate the statements share is written with `def %s() { … }`, read as `%s()`", lt.Name, lt.Name, lt.Name)})
 	}
 	sl.gs = *sc

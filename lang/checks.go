@@ -65,12 +65,6 @@ func (l *lowerer) firstAt(name string) string {
 	return ""
 }
 
-// isBuiltinFunc reports a function of the language that is no keyword:
-// a def parameter of that name would hide it.
-func isBuiltinFunc(name string) bool {
-	return name == "blocksize" || name == "budget_left" || pureFuncs[name] != 0
-}
-
 // attrSites records where the program first assigns each attribute, in
 // the order a reader meets them: the workload, the server, the queues'
 // entries, the defs.

@@ -176,6 +176,7 @@ func (l *lowerer) newStageFam(name string, count int, array bool, kind model.Sta
 	fam := len(p.StageFams)
 	p.StageFams = append(p.StageFams, model.Family{Name: name, First: len(p.Stages), Count: count, Array: array})
 	l.stageFams[name] = fam
+	l.site("stage "+name, pos)
 	_, phiConst := phi.IsConst()
 	for i := 0; i < count; i++ {
 		label, idx := name, -1
@@ -193,6 +194,7 @@ func (l *lowerer) newPoolFam(name string, count int, array bool, cap float64, po
 	fam := len(p.PoolFams)
 	p.PoolFams = append(p.PoolFams, model.Family{Name: name, First: len(p.Pools), Count: count, Array: array})
 	l.poolFams[name] = fam
+	l.site("pool "+name, pos)
 	for i := 0; i < count; i++ {
 		label, idx := name, -1
 		if array {
@@ -708,6 +710,7 @@ func (l *lowerer) queue(it *syntax.QueueItem) {
 	for _, en := range q.entries {
 		if !serverSide(q, en) {
 			collectSetNames(en.Body.Stmts, func(n string) { q.attrs[n] = true })
+			walkSets(en.Body.Stmts, func(n string, pos lexer.Position) { l.site("qattr "+q.name+"."+n, pos) })
 		}
 		l.leasedPool(q, en)
 		if en.Verb == "transfer" && q.latFam >= 0 {

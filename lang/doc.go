@@ -22,7 +22,8 @@
 //
 // Other entry points: [ReadInstance] reads an instance file (instance.go),
 // [CompileQuery] compiles a debugger expression against a loaded program
-// (query.go), and [Builtins] lists the predefined names (words.go).
+// (query.go), and [Builtins] lists the predefined names (words.go), all
+// of them model.Predeclared's, which builtins.go reads by kind.
 //
 // The files of the lowering, by concern: scope.go (the moments an
 // expression is evaluated at, and the names in scope), costtype.go (the
@@ -32,6 +33,10 @@
 // expression's source text for messages), spell.go (the "did you mean"
 // suggestions), spill.go (`spill` options of pools), limits.go (the
 // lowering's limits), load.go (reading the files a program uses),
-// error.go (the error list and how the lowerer records errors), api.go
+// error.go (the error list and how the lowerer records errors), diag.go
+// (WriteError, the one writer of a diagnostic with its quoted line and
+// caret; an error's range is the token at its position, syntax.SetRanges),
+// bindings.go (each name read and the declaration it is bound to, for
+// Options.Bindings: the language server's definition and hover), api.go
 // (the options of Load).
 package lang

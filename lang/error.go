@@ -61,6 +61,35 @@ func (l ErrorList) dedupe() ErrorList {
 	return out
 }
 
+// errList is the lowerer's errors sorted, without repeats, each with its
+// range in the file it is about.
+func (l *lowerer) errList() ErrorList {
+	l.errs.sort()
+	l.errs = l.errs.dedupe()
+	for file, src := range l.sources {
+		syntax.SetRanges(l.errs, file, src)
+	}
+	return l.errs
+}
+
+// withRanges gives the errors of err (an *Error or an ErrorList) their
+// ranges in the files of sources.
+func withRanges(err error, sources map[string][]byte) error {
+	var list ErrorList
+	var one *Error
+	switch {
+	case errors.As(err, &list):
+	case errors.As(err, &one):
+		list = ErrorList{one}
+	default:
+		return err
+	}
+	for file, src := range sources {
+		syntax.SetRanges(list, file, src)
+	}
+	return err
+}
+
 // plural writes a count of things: "1 argument", "2 arguments".
 func plural(n int, thing string) string {
 	if n == 1 {

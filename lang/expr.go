@@ -129,22 +129,14 @@ func (l *lowerer) unary(e *syntax.Unary, sc *scope) (*model.Expr, typ) {
 	return fold(model.EPow, x, y), nil
 }
 
-var dists = map[string]struct {
-	fn    model.Func
-	arity int
-}{
-	"exp": {model.DExp, 1}, "det": {model.DDet, 1}, "uniform": {model.DUniform, 2},
-	"erlang": {model.DErlang, 2}, "h2": {model.DH2, 2}, "bernoulli": {model.DBernoulli, 1},
-}
-
 func (l *lowerer) draw(d *syntax.Draw, sc *scope) *model.Expr {
 	info, ok := dists[d.Name]
 	if !ok {
 		suggest(l.errorf(d.Pos, "unknown distribution `~%s`", d.Name), d.Name, sortedKeys(dists))
 		return model.Num(0)
 	}
-	if len(d.Args) != info.arity {
-		l.errorf(d.Pos, "`~%s` takes %s, not %d", d.Name, plural(info.arity, "argument"), len(d.Args))
+	if len(d.Args) != info.Arity() {
+		l.errorf(d.Pos, "`~%s` takes %s, not %d", d.Name, plural(info.Arity(), "argument"), len(d.Args))
 		return model.Num(0)
 	}
 	if !sc.mom.draws() {
@@ -157,7 +149,7 @@ func (l *lowerer) draw(d *syntax.Draw, sc *scope) *model.Expr {
 	for i, a := range d.Args {
 		args[i], _ = l.expr(a, sc)
 	}
-	return &model.Expr{Op: model.EDraw, Fn: info.fn, Args: args}
+	return &model.Expr{Op: model.EDraw, Fn: info.Fn, Args: args}
 }
 
 func (l *lowerer) atom(a *syntax.Atom, sc *scope) (*model.Expr, typ) {
@@ -242,54 +234,23 @@ func (l *lowerer) aggregate(a *syntax.Aggregate, sc *scope) (*model.Expr, typ) {
 	return acc, t
 }
 
-var pureFuncs = map[string]model.Func{"min": model.FMin, "max": model.FMax, "abs": model.FAbs, "floor": model.FFloor,
-	"ceil": model.FCeil, "sqrt": model.FSqrt, "exp": model.FExp, "ln": model.FLn, "pow": model.FPow}
-
-var stageFuncs = map[string]model.Func{"queue": model.SQueue, "busy": model.SBusy, "work": model.SWork,
-	"est_lambda": model.SEstLambda, "est_rho": model.SEstRho, "est_wait": model.SEstWait}
-
-var poolFuncs = map[string]model.Func{"used": model.PUsed, "free": model.PFree, "cachedin": model.PCachedIn,
-	"holders": model.PHolders, "queued": model.PQueued}
-
-// queryPoolFuncs are the debugger's own pool observables (query.go).
-var queryPoolFuncs = map[string]model.Func{"leases": model.PLeases, "oldest_lease": model.PLeaseAge,
-	"expired": model.PExpired, "late_reads": model.PLate}
-
-// queryOnlyFuncs are the debugger's built-ins known only in a debugger
-// expression (elsewhere they are undefined, as before): the pool counts
-// the panes show, an engine's running and waiting requests, and an
-// observe's running statistics.
-var queryOnlyFuncs = map[string]struct {
-	fn   model.Func
-	op   model.ExprOp
-	kind resKind // resPool or resStage; an observe for EObsAgg
-}{
-	"parked": {model.PParked, model.EPool, resPool}, "preempted": {model.PPreempted, model.EPool, resPool},
-	"evicted": {model.PEvicted, model.EPool, resPool}, "leased": {model.PLeased, model.EPool, resPool},
-	"running": {model.SRunning, model.EStage, resStage}, "waiting": {model.SWaiting, model.EStage, resStage},
-	"mean": {model.OMean, model.EObsAgg, 0}, "count": {model.OCount, model.EObsAgg, 0}, "last": {model.OLast, model.EObsAgg, 0},
-}
-
 // QueryFuncs are the names of the debugger's built-in functions, for a
 // front end's completion.
 func QueryFuncs() []string {
-	out := sortedKeys(queryOnlyFuncs)
-	for k := range queryPoolFuncs {
-		out = append(out, k)
-	}
+	out := append(sortedKeys(queryOnlyFuncs), sortedKeys(queryPoolFuncs)...)
 	sort.Strings(out)
 	return out
 }
 
-// queryCall lowers a call of a debugger-only built-in; ok is false for
-// another name.
+// queryCall lowers a call of a debugger-only built-in (model.KQueryOnly);
+// ok is false for another name.
 func (l *lowerer) queryCall(c *syntax.Call, sc *scope) (*model.Expr, bool) {
-	f, known := queryOnlyFuncs[c.Func]
-	if !known || sc.mom != momQuery || l.defs[c.Func] != nil {
+	b := queryOnlyFuncs[c.Func]
+	if b == nil || sc.mom != momQuery || l.defs[c.Func] != nil {
 		return nil, false
 	}
-	if f.op != model.EObsAgg {
-		return l.observable(c, sc, f.op, f.fn, f.kind), true
+	if b.Op != model.EObsAgg {
+		return l.observable(c, sc, b.Op, b.Fn, resOf(b.Op)), true
 	}
 	var n *syntax.Name
 	if len(c.Args) == 1 {
@@ -304,7 +265,7 @@ func (l *lowerer) queryCall(c *syntax.Call, sc *scope) (*model.Expr, bool) {
 		suggest(l.errorf(n.Pos, "`%s` is no observe of the program", n.Name), n.Name, sortedKeys(l.observes))
 		return model.Num(0), true
 	}
-	return &model.Expr{Op: model.EObsAgg, Fn: f.fn, Slot: slot, Name: n.Name}, true
+	return &model.Expr{Op: model.EObsAgg, Fn: b.Fn, Slot: slot, Name: n.Name}, true
 }
 
 // queryName lowers a name a debugger expression knows beyond the
@@ -325,40 +286,37 @@ func (l *lowerer) queryName(n *syntax.Name, sc *scope) (*model.Expr, bool) {
 	return nil, false
 }
 
-var claimFuncs = map[string]bool{"total": true, "count": true, "largest": true, "smallest": true, "prefix_total": true}
-
 // call lowers a call: of a built-in function, an observable, a device's
 // time resource, or an expression def.
 func (l *lowerer) call(c *syntax.Call, sc *scope) (*model.Expr, typ) {
 	if x, ok := l.queryCall(c, sc); ok {
 		return x, nil
 	}
-	switch name := c.Func; {
-	case name == "cost":
-		return l.costCall(c, sc)
-	case pureFuncs[name] != 0 || name == "min":
-		return l.pureCall(c, sc)
-	case stageFuncs[name] != 0 || name == "queue":
-		return l.observable(c, sc, model.EStage, stageFuncs[name], resStage), nil
-	case poolFuncs[name] != 0 || name == "used":
-		return l.observable(c, sc, model.EPool, poolFuncs[name], resPool), nil
-	case queryPoolFuncs[name] != 0 && l.defs[name] == nil:
+	name := c.Func
+	if formFuncs[name] != nil && (name != "up" || l.defs[name] == nil) {
+		if x, t, ok := l.form(c, sc); ok {
+			return x, t
+		}
+	}
+	if b := pureFuncs[name]; b != nil {
+		return l.pureCall(c, b, sc)
+	}
+	if b := observables[name]; b != nil {
+		return l.observable(c, sc, b.Op, b.Fn, resOf(b.Op)), nil
+	}
+	if b := queryPoolFuncs[name]; b != nil && l.defs[name] == nil {
 		if sc.mom != momQuery {
 			l.errorf(c.Pos, "`%s` is a debugger built-in: it is read only in a break or watch expression of serq tui", name)
 			return model.Num(0), nil
 		}
-		return l.observable(c, sc, model.EPool, queryPoolFuncs[name], resPool), nil
-	case name == "up" && l.defs[name] == nil:
-		return l.up(c, sc), nil
-	case name == "budget_left":
-		return l.budgetLeft(c, sc), nil
-	case name == "blocksize":
-		return l.blocksize(c, sc), nil
-	case claimFuncs[name]:
-		return l.claimAgg(c, sc), nil
+		return l.observable(c, sc, b.Op, b.Fn, resOf(b.Op)), nil
+	}
+	if b := claimFuncs[name]; b != nil {
+		return l.claimAgg(c, b, sc), nil
 	}
 	if sc.eng != nil {
 		if r, ok := sc.eng.dev.funcs[c.Func]; ok {
+			l.bindUse(c.Pos, c.Func, "time resource", c.Func, "", r.Pos)
 			return l.deviceFunc(c, r, sc), nil
 		}
 	}
@@ -371,8 +329,7 @@ func (l *lowerer) call(c *syntax.Call, sc *scope) (*model.Expr, typ) {
 			return model.Num(0), nil
 		}
 	}
-	names := append(sortedKeys(l.defs), "min", "max", "abs", "floor", "ceil", "sqrt", "exp", "ln", "pow",
-		"queue", "busy", "work", "used", "free", "cachedin", "holders", "queued", "budget_left", "cost", "blocksize")
+	names := append(sortedKeys(l.defs), callableNames()...)
 	if sc.mom == momQuery {
 		names = append(names, QueryFuncs()...)
 	}
@@ -380,12 +337,20 @@ func (l *lowerer) call(c *syntax.Call, sc *scope) (*model.Expr, typ) {
 	return model.Num(0), nil
 }
 
-// pureCall lowers a call of a pure function (`min`, `max`, `abs`, `sqrt`,
-// …): the arguments' count and cost types, folded when constant.
-func (l *lowerer) pureCall(c *syntax.Call, sc *scope) (*model.Expr, typ) {
+// resOf is the resource an observable's op reads.
+func resOf(op model.ExprOp) resKind {
+	if op == model.EStage {
+		return resStage
+	}
+	return resPool
+}
+
+// pureCall lowers a call of a pure function b (`min`, `max`, `abs`,
+// `sqrt`, …): the arguments' count and cost types, folded when constant.
+func (l *lowerer) pureCall(c *syntax.Call, b *model.Builtin, sc *scope) (*model.Expr, typ) {
 	args, name := c.Args, c.Func
-	if len(args) != funcArity[name] {
-		l.errorf(c.Pos, "`%s` takes %s, not %d", name, plural(funcArity[name], "argument"), len(args))
+	if len(args) != b.Arity() {
+		l.errorf(c.Pos, "`%s` takes %s, not %d", name, plural(b.Arity(), "argument"), len(args))
 		return model.Num(0), nil
 	}
 	xs := make([]*model.Expr, len(args))
@@ -395,19 +360,17 @@ func (l *lowerer) pureCall(c *syntax.Call, sc *scope) (*model.Expr, typ) {
 		xs[i], at = l.expr(a, sc)
 		if i == 0 {
 			t = at
-		} else if (name == "min" || name == "max") && !sameTyp(t, at) {
+		} else if b.KeepsCost && !sameTyp(t, at) {
 			l.errorf(c.Pos, "`%s` of %s and %s: a cost and a bare number cannot mix", name, t, at)
 		}
 	}
-	switch name {
-	case "min", "max", "abs", "floor", "ceil":
-	default:
+	if !b.KeepsCost {
 		if t.isCost() {
 			l.errorf(c.Pos, "`%s` of a cost is no cost", name)
 		}
 		t = nil
 	}
-	return foldFunc(pureFuncs[name], xs...), t
+	return foldFunc(b.Fn, xs...), t
 }
 
 // blocksize lowers `blocksize(POOL)`: the pool's declared block, a
@@ -443,7 +406,7 @@ func (l *lowerer) blocksize(c *syntax.Call, sc *scope) *model.Expr {
 
 // claimAgg lowers an observation aggregate of `claim … at end`
 // (`total(x)`, `count(x)`, …) over the observe it names.
-func (l *lowerer) claimAgg(c *syntax.Call, sc *scope) *model.Expr {
+func (l *lowerer) claimAgg(c *syntax.Call, b *model.Builtin, sc *scope) *model.Expr {
 	args, name := c.Args, c.Func
 	if sc.mom != momClaim || !sc.atEnd {
 		l.errorf(c.Pos, "`%s` is an observation aggregate: it is read only in `claim … at end`", name)
@@ -462,9 +425,7 @@ func (l *lowerer) claimAgg(c *syntax.Call, sc *scope) *model.Expr {
 		suggest(l.errorf(n.Pos, "`%s` is no observe of the program", n.Name), n.Name, sortedKeys(l.observes))
 		return model.Num(0)
 	}
-	fn := map[string]model.Func{"total": model.CTotal, "count": model.CCount, "largest": model.CLargest,
-		"smallest": model.CSmallest, "prefix_total": model.CPrefixTotal}[name]
-	return &model.Expr{Op: model.EObsAgg, Fn: fn, Slot: slot, Name: n.Name}
+	return &model.Expr{Op: model.EObsAgg, Fn: b.Fn, Slot: slot, Name: n.Name}
 }
 
 func (l *lowerer) allDevices() []*deviceDecl {
@@ -632,6 +593,7 @@ func (l *lowerer) exprDef(c *syntax.Call, d *syntax.DefItem, sc *scope) (*model.
 		l.errorf(c.Pos, "def `%s` holds statements: use it as a statement, `%s(…);`", d.Name, d.Name)
 		return model.Num(0), nil
 	}
+	l.bindUse(c.Pos, d.Name, "def", d.Name, d.Name, atSite)
 	if len(c.Args) != len(d.Params) {
 		l.errorf(c.Pos, "def `%s` takes %s, not %d", d.Name, plural(len(d.Params), "argument"), len(c.Args))
 		return model.Num(0), nil
@@ -651,7 +613,7 @@ func (l *lowerer) exprDef(c *syntax.Call, d *syntax.DefItem, sc *scope) (*model.
 	inner.defStack = append(append([]string(nil), sc.defStack...), d.Name)
 	bs := make([]*binding, len(d.Params))
 	for i, p := range d.Params {
-		bs[i] = &binding{ast: c.Args[i], sc: sc, pos: c.Args[i].Pos}
+		bs[i] = &binding{ast: c.Args[i], sc: sc, pos: c.Args[i].Pos, kind: "parameter", decl: paramAt(d, p)}
 		inner.bind(p, bs[i])
 	}
 	mark := len(l.errs)
@@ -743,6 +705,7 @@ func (l *lowerer) name(n *syntax.Name, sc *scope) (*model.Expr, typ) {
 				if sc.mom.scheduler() && !(sc.mom == momAdmit) {
 					l.errorf(n.Pos, "`%s` is an attribute: %s may not read it", attr, momentNames[sc.mom])
 				}
+				l.bindUse(n.Pos, attr, "attribute", attr, "qattr "+attr+"|attr "+attr, atSite)
 				return &model.Expr{Op: model.EAttr, Slot: l.attr(attr), Name: attr}, nil
 			}
 		}
@@ -829,6 +792,11 @@ func (l *lowerer) ident(n *syntax.Name, sc *scope) (*model.Expr, typ) {
 		return sc.self, nil
 	}
 	if v, ok := l.consts[name]; ok {
+		if l.inputOf(name) != nil {
+			l.bindUse(n.Pos, name, "input", name, "input "+name, atSite)
+		} else {
+			l.bindUse(n.Pos, name, "let", name, name, atSite)
+		}
 		return model.Num(v), nil
 	}
 	if l.misreadCache(n, sc) {
@@ -893,6 +861,9 @@ func (l *lowerer) boundName(n *syntax.Name, sc *scope) (x *model.Expr, t typ, ok
 	if b.refuse != "" {
 		l.errorf(n.Pos, "%s", b.refuse)
 		return model.Num(0), nil, true
+	}
+	if b.kind != "" {
+		l.bindUse(n.Pos, n.Name, b.kind, n.Name, "", b.decl)
 	}
 	b.reads++
 	switch {
@@ -981,6 +952,7 @@ func (l *lowerer) undefined(n *syntax.Name, sc *scope) {
 }
 
 func (l *lowerer) attrRead(n *syntax.Name, name string, sc *scope) *model.Expr {
+	l.bindUse(n.Pos, n.Name, "attribute", name, "attr "+name+"|qattr "+name, atSite)
 	slot := l.attr(name)
 	a := l.prog.Attrs[slot]
 	switch {

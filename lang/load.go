@@ -43,16 +43,17 @@ func LoadSource(filename string, src []byte, opts Options) (*model.Program, erro
 	}
 	f, err := syntax.Parse(filename, src)
 	if err != nil {
-		return nil, err
+		return nil, withRanges(err, map[string][]byte{filename: src})
 	}
 	l := newLowerer(filename, opts)
+	l.sources[filename] = src
 	prog := l.program(f)
+	l.sendBindings()
 	if l.limitHit {
 		l.errs = l.errs[:l.errsAtLimit]
 	}
 	if len(l.errs) > 0 {
-		l.errs.sort()
-		return nil, l.errs.dedupe()
+		return nil, l.errList()
 	}
 	return prog, nil
 }
@@ -66,15 +67,16 @@ func CheckLibrary(filename string, src []byte, opts Options) error {
 	}
 	f, err := syntax.Parse(filename, src)
 	if err != nil {
-		return err
+		return withRanges(err, map[string][]byte{filename: src})
 	}
 	l := newLowerer(filename, opts)
+	l.sources[filename] = src
 	l.used[filename] = true
 	l.libItems(f)
 	l.checkDefOrder()
+	l.sendBindings()
 	if len(l.errs) > 0 {
-		l.errs.sort()
-		return l.errs.dedupe()
+		return l.errList()
 	}
 	return nil
 }
@@ -112,6 +114,7 @@ func (l *lowerer) loadUse(u *syntax.UseItem, from string) *syntax.File {
 		l.errorf(u.Pos, "cannot read library %q: %s", p, describeIOError(err))
 		return nil
 	}
+	l.sources[full] = src
 	f, perr := syntax.Parse(full, src)
 	if perr != nil {
 		l.addErr(perr)

@@ -31,6 +31,8 @@ import (
 // A lowerer lowers one program (its main file and the libraries it uses)
 // into prog, collecting errors in errs.
 type lowerer struct {
+	binds      []pendingBind             // the names read and their declarations, for Options.Bindings
+	sources    map[string][]byte         // the text of each file read, for the errors' ranges
 	file       string                    // the main file's name: an error's position names it when it names no file
 	sites      map[string]model.Pos      // where each declared name is first declared
 	stale      map[string]string         // attributes last set from a cachedin read, and that read
@@ -192,6 +194,7 @@ func newLowerer(file string, opts Options) *lowerer {
 		queues:     map[string]*queueDecl{},
 		toolFam:    -1,
 		leasedFams: map[int]bool{},
+		sources:    map[string][]byte{},
 	}
 	l.prog = &model.Program{File: file, AutoTTFT: -1, AutoResponse: -1}
 	for _, o := range opts.Sets {
@@ -389,8 +392,6 @@ var reservedNames = map[string]bool{
 	"batch": true, "demand": true, "served": true,
 }
 
-var funcArity = map[string]int{"min": 2, "max": 2, "abs": 1, "floor": 1, "ceil": 1, "sqrt": 1, "exp": 1, "ln": 1, "pow": 2}
-
 func (l *lowerer) constant(it *syntax.LetItem) {
 	at := nameAt(it.Pos, it.Tokens, it.Name)
 	if l.nameTaken(at, it.Name, "a constant") {
@@ -446,6 +447,7 @@ func (l *lowerer) input(it *syntax.LetItem) {
 		def = 0
 	}
 	in := &inputDecl{name: name, local: it.Name, def: def, value: def, pos: it.Pos}
+	l.site("input "+it.Name, it.Pos)
 	if o, ok := l.sets[name]; ok {
 		in.bound = true
 		e, err := syntax.ParseExpr("--set "+name, o.Expr)
@@ -506,7 +508,7 @@ func (l *lowerer) def(it *syntax.DefItem) {
 		return
 	}
 	at := nameAt(it.Pos, it.Tokens, it.Name)
-	if reservedNames[it.Name] || funcArity[it.Name] > 0 || isKeyword(it.Name) || it.Name == "cost" {
+	if reservedNames[it.Name] || pureFuncs[it.Name] != nil || isKeyword(it.Name) || it.Name == "cost" {
 		l.errorf(at, "`%s` cannot name a def: it is a keyword or a built-in", it.Name)
 		return
 	}

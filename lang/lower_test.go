@@ -2,8 +2,10 @@ package lang
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -439,5 +441,25 @@ server { hold reqs (cost(reqs, 1)), kv (cost(kv, 8)) { run llm prefill (cost(llm
 	_, err := LoadSource("mem.sq", []byte("fn main() {\ndevice gpu { kv cap 160; kv2 cap 10; }\npool kv on gpu { }\npool kv2 on gpu { }\n"+engine+"pool reqs on llm { }\nworkload { arrive batch(1); }\nserver { hold reqs (cost(reqs, 1)) { run llm prefill (cost(llm, 8)); } }\n}\n"), Options{ReadFile: noFiles})
 	if want := "mem.sq:4:1: engine `llm` has a memory pool already: which is its KV would be a choice"; err == nil || err.Error() != want {
 		t.Errorf("two pools before the engine: %v, want %q", err, want)
+	}
+}
+
+// TestCallStack checks the inlined calls a statement of the seed program
+// came from: the decode entry's run, called from the gateway's route,
+// called from the server; the server's own statements came from none.
+func TestCallStack(t *testing.T) {
+	p := loadSeed(t)
+	stacks := map[string]bool{}
+	p.Walk(func(st *model.Stmt) {
+		var s []string
+		for _, c := range p.CallStack(st.Call) {
+			s = append(s, c.Name+"@"+strconv.Itoa(c.Pos.Line))
+		}
+		stacks[strings.Join(s, " < ")] = true
+	})
+	for _, want := range []string{"", "gw.route@209", "D.decode@70 < gw.route@209", "P.prefill@68 < gw.route@209", "D.decode@73 < gw.route@209"} {
+		if !stacks[want] {
+			t.Errorf("no statement came from %q; the stacks are %q", want, slices.Sorted(maps.Keys(stacks)))
+		}
 	}
 }

@@ -49,6 +49,7 @@ func (l *lowerer) resolveRes(n *syntax.Name, sc *scope, want resKind) (resolved,
 		l.suggestRes(l.errorf(n.Pos, "`%s` is a %s, not a %s", nameText(n), r.kind, want), n, sc, want)
 		return r, false
 	}
+	l.bindRes(n, r)
 	return r, true
 }
 

@@ -117,10 +117,14 @@ type binding struct {
 	sc    *scope
 	reads int
 	pos   lexer.Position
-	body  bool   // an admission binding: an attribute once the hold's body reads it
-	attr  string // the attribute's name
-	slot  int    // its slot, once read
-	used  bool
+	body  bool // an admission binding: an attribute once the hold's body reads it
+	// kind and decl say what declares the name and where, for
+	// Options.Bindings: a def's or an entry's parameter, a schedule's let
+	kind string
+	decl lexer.Position
+	attr string // the attribute's name
+	slot int    // its slot, once read
+	used bool
 	// refuse, when set, is the error a read of the name gets: a name
 	// that is in scope but not readable here
 	refuse string
@@ -164,6 +168,7 @@ type scope struct {
 	cachedIn    string // the pool of the hold whose body this is
 	atEnd       bool   // a claim read at the end: observation aggregates
 	depth       int    // def/entry expansion depth, against runaway recursion
+	call        int    // inside an inlined entry or statement def: 1 + its index in prog.Calls
 	draws       *bool
 	defStack    []string
 	family      bool // resolving `cost(R, …)`: a family needs no index

@@ -1198,6 +1198,8 @@ func (l *lowerer) entryCall(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 	if s.To != nil {
 		l.errorf(s.To.Pos, "an entry call takes no `to`: its body's `transfer … to P (n)` says where the KV goes")
 	}
+	l.bindUse(s.Pos, s.Queue, "queue", q.name, q.name, atSite)
+	l.bindUse(verbAt(s), s.Verb, "entry", q.name+"."+s.Verb, "", entry.Pos)
 	if sc.depth > 16 {
 		l.errorf(s.Pos, "entry calls nest too deeply")
 		return nil
@@ -1215,7 +1217,7 @@ func (l *lowerer) entryCall(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 			l.errorf(s.Args[i].Pos, "an entry's arguments may not draw")
 		}
 		v, t := l.value(s.Args[i], sc, nil)
-		es.bind(p, &binding{val: v, typ: t})
+		es.bind(p, &binding{val: v, typ: t, kind: "parameter", decl: entryParamAt(entry, p)})
 	}
 	if serverSide(q, entry) {
 		es.side = sideServer
@@ -1238,7 +1240,9 @@ func (l *lowerer) entryCall(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 		}
 		es.from = from
 	}
+	es.call = l.inlined(q.name+"."+s.Verb, s.Pos, sc)
 	out := l.stmtsOf(entry.Body.Stmts, es)
+	markCall(out, es.call)
 	l.prog.Blocks++
 	out = l.reading(out, s, q, entry, idx, es.from)
 	return l.retry(out, s)
@@ -1355,6 +1359,7 @@ func (l *lowerer) stmtDef(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 		suggest(l.errorf(s.Pos, "undefined statement `%s(…)`", s.Queue), s.Queue, sortedKeys(l.defs))
 		return nil
 	}
+	l.bindUse(s.Pos, d.Name, "def", d.Name, d.Name, atSite)
 	if d.Expr != nil {
 		l.errorf(s.Pos, "def `%s` is an expression: use its value, e.g. `set x = %s(…);`", d.Name, d.Name)
 		return nil
@@ -1379,12 +1384,40 @@ func (l *lowerer) stmtDef(s *syntax.CallStmt, sc *scope) []*model.Stmt {
 	inner.depth++
 	inner.defStack = append(append([]string(nil), sc.defStack...), d.Name)
 	for i, p := range d.Params {
-		inner.bind(p, &binding{ast: s.Args[i], sc: sc, pos: s.Args[i].Pos})
+		inner.bind(p, &binding{ast: s.Args[i], sc: sc, pos: s.Args[i].Pos, kind: "parameter", decl: paramAt(d, p)})
 	}
 	mark := len(l.errs)
+	inner.call = l.inlined(d.Name, s.Pos, sc)
 	out := l.stmtsOf(d.Stmts, inner)
+	markCall(out, inner.call)
 	l.noteUse(mark, d, s.Pos)
 	return out
+}
+
+// inlined records a call that the lowering inlines, of name at pos in
+// sc, and returns its number for markCall.
+func (l *lowerer) inlined(name string, pos lexer.Position, sc *scope) int {
+	p := syntax.ToPos(pos)
+	if p.File == "" {
+		p.File = l.file
+	}
+	l.prog.Calls = append(l.prog.Calls, model.Call{Name: name, Pos: p, Caller: sc.call})
+	return len(l.prog.Calls)
+}
+
+// markCall marks the statements of an inlined call's body (and of the
+// blocks inside them) as the call's, but for those an inner call marked.
+func markCall(out []*model.Stmt, call int) {
+	for _, st := range out {
+		if st.Call == 0 {
+			st.Call = call
+		}
+		for _, b := range []*model.Block{st.Body, st.Else} {
+			if b != nil {
+				markCall(b.Stmts, call)
+			}
+		}
+	}
 }
 
 // progresses reports whether every path through b reaches a run of

@@ -14,20 +14,11 @@ import (
 // and `inf` and `self`.
 func Builtins() []string {
 	var out []string
-	for _, m := range []map[string]model.Func{pureFuncs, stageFuncs, poolFuncs} {
-		for k := range m {
-			out = append(out, k)
+	for _, b := range model.Predeclared {
+		if !b.Debugger() {
+			out = append(out, b.Name)
 		}
 	}
-	for k := range dists {
-		out = append(out, k)
-	}
-	for k := range claimFuncs {
-		out = append(out, k)
-	}
-	out = append(out, "cost", "budget_left", "blocksize", "up", "inf", "self",
-		"serial", "turn_no", "cached", "computed", "more", "new", "out", "think", "forced")
-	out = append(out, model.CtxNames[:]...)
 	slices.Sort(out)
 	return slices.Compact(out)
 }

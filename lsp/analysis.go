@@ -6,7 +6,6 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -48,6 +47,9 @@ type analysis struct {
 	errs  []*lang.Error  // the static errors, every file's
 	decls []*decl        // the document's own, in order, nested in queues
 	libs  []*decl        // the `use`d libraries' definitions
+	// binds are the names the document reads, each with the declaration
+	// lang bound it to (lang.Options.Bindings), by where it is used
+	binds []lang.Binding
 	// parsedOK says that src parsed; reads are the paths of the files
 	// loading it read.
 	parsedOK bool
@@ -66,7 +68,11 @@ func analyze(file, src string, read func(string) ([]byte, error), asLib bool) *a
 		a.reads[filepath.Clean(p)] = true
 		return inner(p)
 	}
-	opts := lang.Options{Lib: lib.FS, ReadFile: read}
+	opts := lang.Options{Lib: lib.FS, ReadFile: read, Bindings: func(b lang.Binding) {
+		if b.Use.File == file {
+			a.binds = append(a.binds, b)
+		}
+	}}
 	f, perr := syntax.Parse(file, []byte(src))
 	var err error
 	if perr == nil && (asLib || isLibrary(f)) {
@@ -403,82 +409,70 @@ func qualifierBefore(src string, dot int) string {
 	return src[i+1 : qe]
 }
 
-// resolve is the declaration a name at offset off refers to: a member of
-// the queue it is qualified by, or of the queue the cursor is in, then a
-// top-level declaration, then a library's.
+// resolve is the declaration a name at offset off (in it, or just after
+// it, where an editor's cursor stands after typing it) refers to: the one
+// lang bound the name written there to (lang.Binding), or, on a
+// declaration's own name, that declaration.
 func (a *analysis) resolve(off int) *decl {
-	word, _, qual := wordAt(a.src, off)
-	if word == "" {
-		return nil
+	for i := range a.binds {
+		b := &a.binds[i]
+		start := charOffset(a.src, b.Use.Line, b.Use.Col)
+		if start <= off && off <= charOffset(a.src, b.UseEnd.Line, b.UseEnd.Col) {
+			return a.declOf(b)
+		}
 	}
-	var inQueue string
-	var inBody *decl // the def or entry the cursor is in
+	var found *decl
 	var walk func([]*decl)
 	walk = func(list []*decl) {
 		for _, d := range list {
-			if d.start <= off && off < d.end {
-				switch d.kind {
-				case "queue":
-					inQueue = d.name
-				case "def", "entry":
-					inBody = d
-				}
-				walk(d.kids)
+			if d.nameAt >= 0 && d.nameAt <= off && off <= d.nameAt+len(d.name) {
+				found = d
 			}
+			walk(d.kids)
 		}
 	}
 	walk(a.decls)
-	if inBody != nil && qual == "" && slices.Contains(inBody.params, word) {
-		p := *inBody
-		p.kind, p.name, p.kids, p.params = "parameter", word, nil, nil
-		p.nameAt = nameOffset(a.src, inBody.start, word)
-		p.end = declEnd(a.src, inBody.start)
-		return &p
-	}
-	find := func(list []*decl, q string) *decl {
-		for _, d := range list {
-			if d.kind == "queue" && q != "" && d.name == q {
-				return member(d.kids, word)
-			}
-		}
-		return nil
-	}
-	if qual != "" {
-		if d := find(a.decls, qual); d != nil {
-			return d
-		}
-	}
-	if inQueue != "" && qual == "" {
-		if d := find(a.decls, inQueue); d != nil {
-			return d
-		}
-	}
-	if qual == "" {
-		for _, list := range [][]*decl{a.decls, a.libs} {
-			if d := member(list, word); d != nil && d.kind != "workload" && d.kind != "server" {
-				return d
-			}
-		}
+	if found != nil && found.kind != "workload" && found.kind != "server" {
+		return found
 	}
 	return nil
 }
 
-// member is the declaration of list named word, or a time resource of a
-// device of list (`hbm`, `compute`) named so.
-func member(list []*decl, word string) *decl {
-	for _, d := range list {
-		if d.name == word && d.kind != "engine" {
-			return d
+// declOf is the declaration of binding b: one the document or its
+// libraries declare at b.Decl, or for a parameter or a schedule's let the
+// name in the def, entry or engine that declares it.
+func (a *analysis) declOf(b *lang.Binding) *decl {
+	var found, body *decl
+	var walk func([]*decl)
+	walk = func(list []*decl) {
+		for _, d := range list {
+			if filepath.Clean(d.file) != filepath.Clean(b.Decl.File) {
+				continue
+			}
+			at := charOffset(d.src, b.Decl.Line, b.Decl.Col)
+			if d.kind != "parameter" && (d.start == at || d.nameAt == at) && (d.name == b.Name || d.queue+"."+d.name == b.Name) {
+				found = d
+			}
+			if d.start <= at && at < d.end && (d.kind == "def" || d.kind == "entry" || d.kind == "engine") {
+				body = d
+			}
+			walk(d.kids)
 		}
 	}
-	for _, d := range list {
-		if d.kind == "device" {
-			for _, f := range d.kids {
-				if f.name == word {
-					return f
-				}
-			}
+	walk(a.decls)
+	walk(a.libs)
+	switch {
+	case found != nil && b.Kind != "parameter":
+		return found
+	case body != nil && (b.Kind == "parameter" || b.Kind == "let"):
+		p := *body
+		p.kind, p.name, p.kids, p.params = b.Kind, b.Name, nil, nil
+		p.nameAt = charOffset(body.src, b.Decl.Line, b.Decl.Col)
+		if b.Kind == "let" {
+			p.start = p.nameAt
+			p.end = declEnd(body.src, p.start)
 		}
+		return &p
 	}
 	return nil
 }

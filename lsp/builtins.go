@@ -1,50 +1,35 @@
 package lsp
 
-// builtinDocs are the hover texts of the built-in names (docs/language.md
-// §6). A test checks that every name of lang.Builtins has one.
-var builtinDocs = map[string]string{
-	"min": "`min(a, b)`: the smaller", "max": "`max(a, b)`: the larger", "abs": "`abs(x)`",
-	"floor": "`floor(x)`", "ceil": "`ceil(x)`", "sqrt": "`sqrt(x)`", "exp": "`exp(x)`; `~exp(mean)` draws an exponential of that mean",
-	"ln": "`ln(x)`", "pow": "`pow(x, y)`: x to the power y",
-	"queue": "`queue(s)`: jobs present at stage s", "busy": "`busy(s)`: jobs in service at stage s",
-	"work": "`work(s)`: unfinished work at stage s", "est_lambda": "`est_lambda(s)`: the stage's measured arrival rate",
-	"est_rho": "`est_rho(s)`: the stage's measured utilisation", "est_wait": "`est_wait(s)`: the stage's measured mean wait",
-	"used": "`used(p)`: units allocated in pool p", "free": "`free(p)`: cap − used",
-	"cachedin": "`cachedin(p)`: this session's own cached units in pool p",
-	"holders":  "`holders(p)`: sessions holding pool p", "queued": "`queued(p)`: holds waiting in pool p's queue",
-	"budget_left": "`budget_left(E)`: the tokens engine E has left for admissions in its iteration",
-	"blocksize":   "`blocksize(p)`: pool p's declared block",
-	"up":          "`up(Q[i])`: 1 while queue member Q[i] is up (in a gateway with a `picture`, as the router sees it)", "cost": "`cost(R, …, e)`: e, typed as a cost of resources R",
-	"total": "`total(o)`: the sum of observe o's samples (claims at end)", "count": "`count(o)`: observe o's samples (claims at end); `running.count`, `waiting.count` in an engine",
-	"largest": "`largest(o)`: observe o's largest sample (claims at end)", "smallest": "`smallest(o)`: observe o's smallest sample (claims at end)",
-	"prefix_total": "`prefix_total(o)`: the sum of the prefix sums of observe o's samples in ascending order (claims at end)",
-	"det":          "`~det(x)`: x", "uniform": "`~uniform(lo, hi)`: uniform on [lo, hi)",
-	"erlang": "`~erlang(k, mean)`: the sum of k exponentials of total mean `mean`",
-	"h2":     "`~h2(mean, cv2)`: a two-phase hyperexponential", "bernoulli": "`~bernoulli(p)`: 1 with probability p, else 0",
-	"inf": "infinity", "self": "the queue member's index",
-	"serial": "attribute: the session's arrival order, from 0", "turn_no": "attribute: turns so far",
-	"cached":   "attribute: what the last admission took from the session's own prefix",
-	"computed": "attribute: the position a preempted hold had reached",
-	"more":     "attribute: 1 while a trace session has another turn", "new": "trace attribute: the turn's new tokens",
-	"out": "trace attribute: the turn's output tokens", "think": "trace attribute: the think time before the turn",
-	"forced": "trace attribute: the trace's forced column",
-	"now":    "the simulated time", "waited": "`queue by` keys: time since the hold joined the queue",
-	"size": "`evict by` keys: the entry's units", "age": "`evict by` keys: time since the entry was released",
-	"last": "`evict by` keys: when the entry was released", "waiting": "`evict by` keys: whether the entry's owner waits; `waiting.count`, `waiting.admitted` in an engine",
-	"present":  "a ps capacity: the jobs present",
-	"decoding": "keys: 1 for a decode run", "position": "`preempt by` keys: the hold's computed position",
-	"admission": "keys: the admission sequence", "remaining": "engine keys: the run's tokens left",
-	"running.count": "engine: residents", "running.decoding": "engine: residents decoding",
-	"running.kv_decode": "engine: memory the decoding residents hold", "running.kv_prefill": "engine: memory the prefilling residents hold",
-	"running.preempted": "engine: preemptions so far in this iteration", "waiting.count": "engine: holds queued at the pools it admits",
-	"waiting.admitted": "engine: admissions so far in this iteration", "batch.tokens": "engine: tokens scheduled so far",
-	"batch.prefilled": "engine: prefill tokens scheduled so far", "batch.decoding": "engine `execute`: decode runs in the batch",
-	"batch.kv_decode": "engine `execute`: memory the batch's decodes hold", "batch.kv_prefill": "engine `execute`: memory the batch's prefills hold",
-	"batch.attention":       "engine `execute`: Σ n·(K + n/2) over the prefill chunks",
-	"batch.count":           "engine `execute`: the requests in the batch",
-	"batch.position":        "engine `execute`: Σ K·n over the prefill chunks (K the position before the chunk)",
-	"batch.context_decode":  "engine `execute`: Σ of the batch's decodes' positions: the tokens of KV they read, exactly",
-	"batch.context_prefill": "engine `execute`: Σ of the positions before the batch's prefill chunks: the tokens of KV they read",
-	"arrived":               "iteration claims: the sessions started so far, one arriving at that instant included",
-	"demand":                "iteration claims: the tokens the residents could take in this iteration (a prefill what it has left, a decode one)", "served": "iteration claims: the tokens of the iterations that ended so far",
-}
+import "github.com/serq/serq/model"
+
+// builtinDocs are the hover texts of the built-in names, written from
+// model.Predeclared (the table docs/language.md §6 is written from too): a
+// call's signature and what it means; a name that stands under two kinds
+// (`exp`) says both; a name known only to the debugger (model.KQueryOnly)
+// has none. TestBuiltinDocs checks that every name of
+// lang.Builtins has one.
+var builtinDocs = func() map[string]string {
+	docs := map[string]string{}
+	for _, b := range model.Predeclared {
+		var doc string
+		switch b.Kind {
+		case model.KContext, model.KConstant:
+			doc = b.Doc
+		case model.KAttribute:
+			doc = "attribute: " + b.Doc
+		case model.KAggregate:
+			doc = "`" + b.Signature() + "`: " + b.Doc + " (claims at end)"
+		case model.KQuery:
+			doc = "`" + b.Signature() + "`: " + b.Doc + " (serq tui's break and watch expressions)"
+		case model.KQueryOnly:
+			continue // a free name in a program
+		default:
+			doc = "`" + b.Signature() + "`: " + b.Doc
+		}
+		if old, ok := docs[b.Name]; ok {
+			doc = old + "; " + doc
+		}
+		docs[b.Name] = doc
+	}
+	return docs
+}()

@@ -16,7 +16,8 @@
 // knows of it — a pool's cap and block, a constant's value, an input's
 // binding — and its declaration, a def's body whole; a device's time
 // resources, queue attributes and marks, `batch.…` and the other built-in
-// names), go to definition (into `use`d libraries too), document symbols
+// names), go to definition (into `use`d libraries too; a name's definition
+// is the declaration lang's checker binds it to, lang.Binding), document symbols
 // (queues with their members and entries, stages, pools, devices,
 // engines, defs, constants, gauges, claims), formatting (the layout of
 // `serq fmt`) and completion (after `Q.` or `Q[…].` the members of queue
@@ -313,8 +314,11 @@ func (s *server) diagnostics(d *document) map[string][]protocol.Diagnostic {
 			msg += "\nhint: " + e.Hint
 		}
 		sev := protocol.DiagnosticSeverityError
+		if e.Severity == syntax.SevWarning {
+			sev = protocol.DiagnosticSeverityWarning
+		}
 		source := "serq"
-		byKey[key] = append(byKey[key], protocol.Diagnostic{Range: errRange(text, e.Pos.Line, e.Pos.Col),
+		byKey[key] = append(byKey[key], protocol.Diagnostic{Range: errRange(text, e),
 			Severity: &sev, Source: &source, Message: msg})
 	}
 	return byKey
@@ -745,18 +749,30 @@ func rangeOf(text string, start, end int) protocol.Range {
 	return protocol.Range{Start: positionOf(text, start), End: positionOf(text, end)}
 }
 
-// errRange is the range of an error at line and col (1-based, col in
-// characters): the identifier or number there, else one character.
-func errRange(text string, line, col int) protocol.Range {
-	if line < 1 {
-		line, col = 1, 1
+// errRange is the range lang gives an error (its position to its End),
+// or one character where it has no End; an error of a whole file
+// (line 0) is at its start.
+func errRange(text string, e *lang.Error) protocol.Range {
+	start := charOffset(text, max(e.Pos.Line, 1), max(e.Pos.Col, 1))
+	if e.End.Line < 1 {
+		end := start
+		if end < len(text) && text[end] != '\n' {
+			_, n := utf8.DecodeRuneInString(text[end:])
+			end += n
+		}
+		return rangeOf(text, start, end)
 	}
+	return rangeOf(text, start, max(start, charOffset(text, e.End.Line, e.End.Col)))
+}
+
+// charOffset is the byte offset of line and col (1-based, col in
+// characters) in text, the end of the line or the text if it is shorter.
+func charOffset(text string, line, col int) int {
 	off := 0
 	for l := 1; l < line; l++ {
 		i := strings.IndexByte(text[off:], '\n')
 		if i < 0 {
-			off = len(text)
-			break
+			return len(text)
 		}
 		off += i + 1
 	}
@@ -764,13 +780,5 @@ func errRange(text string, line, col int) protocol.Range {
 		_, n := utf8.DecodeRuneInString(text[off:])
 		off += n
 	}
-	end := off
-	word, start, _ := wordAt(text, off)
-	if word != "" && start == off {
-		end = off + len(word)
-	} else if end < len(text) && text[end] != '\n' {
-		_, n := utf8.DecodeRuneInString(text[end:])
-		end += n
-	}
-	return rangeOf(text, off, end)
+	return off
 }

@@ -51,30 +51,18 @@ func EvalOp(op ExprOp, v []float64) float64 {
 	panic("model: EvalOp of " + op.String())
 }
 
-// EvalFunc applies a pure function; like EvalOp, it is what the folder
-// computes with and what the interpreter is checked against.
+// EvalFunc applies a pure function (its Predeclared entry's Eval); like
+// EvalOp, it is what the folder computes with and what the interpreter is
+// checked against.
 func EvalFunc(f Func, v []float64) float64 {
-	switch f {
-	case FMin:
-		return math.Min(v[0], v[1])
-	case FMax:
-		return math.Max(v[0], v[1])
-	case FAbs:
-		return math.Abs(v[0])
-	case FFloor:
-		return math.Floor(v[0])
-	case FCeil:
-		return math.Ceil(v[0])
-	case FSqrt:
-		return math.Sqrt(v[0])
-	case FExp:
-		return math.Exp(v[0])
-	case FLn:
-		return math.Log(v[0])
-	case FPow:
-		return math.Pow(v[0], v[1])
+	b := f.Info()
+	if b == nil || b.Eval == nil {
+		panic("model: EvalFunc of " + f.String())
 	}
-	panic("model: EvalFunc of " + f.String())
+	if len(v) == 1 {
+		return b.Eval(v[0], 0)
+	}
+	return b.Eval(v[0], v[1])
 }
 
 func b2f(b bool) float64 {

@@ -39,14 +39,20 @@ const (
 	ESeen   // Args[0], an observable, as picture Slot shows it
 )
 
-var exprOpNames = [...]string{"num", "attr", "ctx", "reg", "neg", "not", "+", "-", "*", "/", "^",
-	"<", "<=", ">", ">=", "==", "!=", "&&", "||", "?:", "func", "draw", "stage", "pool", "budget_left", "observations", "up", "seen"}
+// exprOpNames are the ops' IR names (Operators).
+var exprOpNames = func() (names [len(Operators)]string) {
+	for i, o := range Operators {
+		names[i] = o.Name
+	}
+	return names
+}()
 
-func (o ExprOp) String() string { return exprOpNames[o] }
+func (o ExprOp) String() string { return Operators[o].Name }
 
 func (o ExprOp) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
 
-// Func identifies a pure function, a distribution or an observable.
+// Func identifies a pure function, a distribution or an observable; each
+// has its entry in Predeclared (builtin.go), which names and describes it.
 type Func int
 
 const (
@@ -105,14 +111,7 @@ const (
 	OLast      // an observe's last sample (after warm-up), NaN before one
 )
 
-var funcNames = [...]string{"", "min", "max", "abs", "floor", "ceil", "sqrt", "exp", "ln", "pow",
-	"exp", "det", "uniform", "erlang", "h2", "bernoulli",
-	"queue", "busy", "work", "est_lambda", "est_rho", "est_wait",
-	"used", "free", "cachedin", "holders", "queued",
-	"total", "count", "largest", "smallest", "prefix_total",
-	"leases", "oldest_lease", "expired", "late_reads",
-	"parked", "preempted", "evicted", "leased", "running", "waiting", "mean", "count", "last"}
-
+// String is f's name (Predeclared).
 func (f Func) String() string { return funcNames[f] }
 
 func (f Func) MarshalText() ([]byte, error) { return []byte(f.String()), nil }

@@ -80,9 +80,35 @@ type Program struct {
 
 	Blocks int `json:"blocks"` // number of blocks, for `serq check`
 
+	// Calls are the entry calls and statement defs the lowering inlined,
+	// for a run error's serQ call stack (Stmt.Call, CallStack). The IR
+	// does not record them: a program read from an IR has none.
+	Calls []Call `json:"-"`
+
 	// Run holds the run settings `serq ir` was given, if any: a run of
 	// the IR uses them where its own flags say nothing.
 	Run *RunSettings `json:"run,omitempty"`
+}
+
+// Call is one inlined call: of an entry (`D.decode`) or of a statement
+// def (`take`), at Pos, made inside the call Caller (1 + its index in
+// Program.Calls; 0: from no call).
+type Call struct {
+	Name   string
+	Pos    Pos
+	Caller int
+}
+
+// CallStack is the call a statement of Stmt.Call call came from and the
+// calls around it, innermost first (none for 0).
+func (p *Program) CallStack(call int) []Call {
+	var out []Call
+	for call > 0 && call <= len(p.Calls) && len(out) <= len(p.Calls) {
+		c := p.Calls[call-1]
+		out = append(out, c)
+		call = c.Caller
+	}
+	return out
 }
 
 // RunSettings are a run's settings as recorded in the IR.

@@ -142,6 +142,9 @@ type Stmt struct {
 	Test bool `json:"test,omitempty"`
 	// Draws marks a statement whose expressions draw random numbers.
 	Draws bool `json:"draws,omitempty"`
+	// Call is 1 + the index in Program.Calls of the inlined call the
+	// statement came from; 0: written where it runs. Not in the IR.
+	Call int `json:"-"`
 }
 
 // Segment is a segment of a hold's content chain, `key: length`: holds

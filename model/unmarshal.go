@@ -101,13 +101,25 @@ func (o *ExprOp) UnmarshalText(text []byte) error {
 
 // UnmarshalText reads a function name. "exp" is both the pure function
 // and the distribution; it reads as [FExp], and [Expr.UnmarshalJSON]
-// makes it [DExp] under a draw. The debugger's built-ins (PLeases and
-// after) are no part of a program, so the IR does not know them.
+// makes it [DExp] under a draw. The debugger's built-ins (KQuery,
+// KQueryOnly) are no part of a program, so the IR does not know them.
 func (f *Func) UnmarshalText(text []byte) error {
-	i, err := enumText(funcNames[:PLeases], text, "fn", "function")
+	i, err := enumText(programFuncNames, text, "fn", "function")
 	*f = Func(i)
 	return err
 }
+
+// programFuncNames are the names of the Funcs a program may hold, by
+// Func ("" for the debugger's).
+var programFuncNames = func() []string {
+	names := make([]string, len(funcNames))
+	for f, b := range funcInfo {
+		if b != nil && !b.Debugger() {
+			names[f] = b.Name
+		}
+	}
+	return names
+}()
 
 // UnmarshalJSON reads what MarshalJSON writes: the fields, and for a
 // constant its "num" (a number, or "inf", "-inf" or "NaN").

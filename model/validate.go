@@ -893,11 +893,6 @@ func (v *validator) exprs(path string, es []*Expr, sc *scope) {
 	}
 }
 
-// funcArgs is the arity of each function and distribution; 0 where the
-// function is no pure function or distribution.
-var funcArgs = [len(funcNames)]int{FMin: 2, FMax: 2, FAbs: 1, FFloor: 1, FCeil: 1, FSqrt: 1, FExp: 1, FLn: 1, FPow: 2,
-	DExp: 1, DDet: 1, DUniform: 2, DErlang: 2, DH2: 2, DBernoulli: 1}
-
 func (v *validator) expr(path string, e *Expr, sc *scope) {
 	if !v.ok() {
 		return
@@ -906,66 +901,44 @@ func (v *validator) expr(path string, e *Expr, sc *scope) {
 		v.failf(path, "missing expression")
 		return
 	}
-	if e.Op < 0 || int(e.Op) >= len(exprOpNames) {
+	if e.Op < 0 || int(e.Op) >= len(Operators) {
 		v.failf(path, "op %d is no expression op", e.Op)
 		return
 	}
-	if e.Fn < 0 || int(e.Fn) >= len(funcNames) {
+	if e.Fn < 0 || int(e.Fn) >= len(funcInfo) {
 		v.failf(path, "fn %d is no function", e.Fn)
 		return
 	}
-	op := e.Op.String()
-	// The functions an op takes, and its arity.
-	lo, hi, args := FNone, FNone, 0
-	switch e.Op {
-	case ENeg, ENot:
-		args = 1
-	case EAdd, ESub, EMul, EDiv, EPow, ELt, ELe, EGt, EGe, EEq, ENe, EAnd, EOr:
-		args = 2
-	case ECond:
-		args = 3
-	case ESeen:
-		args = 1
-	case EFunc:
-		lo, hi = FMin, FPow
-	case EDraw:
-		lo, hi = DExp, DBernoulli
-	case EStage:
-		lo, hi = SQueue, SEstWait
-	case EPool:
-		lo, hi = PUsed, PQueued
-	case EObsAgg:
-		lo, hi = CTotal, CPrefixTotal
-	}
+	op, info := e.Op.String(), e.Op.Info()
+	// The function an op applies (Builtins: its Fn's Op is this op, and a
+	// debugger's is no part of a program), and its arity.
+	fn := e.Fn.Info()
 	switch {
-	case lo == FNone && e.Fn != FNone:
+	case !info.Fn && e.Fn != FNone:
 		v.failf(path, "fn %q does not apply to op %q", e.Fn.String(), op)
 		return
-	case lo != FNone && e.Fn == FNone:
+	case info.Fn && e.Fn == FNone:
 		v.failf(path, "missing: op %q needs its fn", op)
 		return
-	case lo != FNone && (e.Fn < lo || e.Fn > hi):
+	case info.Fn && (fn.Op != e.Op || fn.Kind == KQuery):
 		v.failf(path, "fn %q does not apply to op %q", e.Fn.String(), op)
 		return
 	}
-	switch e.Op {
-	case EFunc, EDraw:
-		args = funcArgs[e.Fn]
-		if len(e.Args) != args {
+	switch args := info.Args; {
+	case args < 0:
+		if len(e.Args) != fn.Arity() {
 			what := "function"
 			if e.Op == EDraw {
 				what = "distribution"
 			}
-			v.failf(path, "%s %s takes %d argument(s), not %d", what, e.Fn.String(), args, len(e.Args))
+			v.failf(path, "%s %s takes %d argument(s), not %d", what, e.Fn.String(), fn.Arity(), len(e.Args))
 			return
 		}
-	default:
-		if len(e.Args) != args {
-			v.failf(path, "op %q takes %d argument(s), not %d", op, args, len(e.Args))
-			return
-		}
+	case len(e.Args) != args:
+		v.failf(path, "op %q takes %d argument(s), not %d", op, args, len(e.Args))
+		return
 	}
-	refOp := e.Op == EStage || e.Op == EPool || e.Op == EBudget || e.Op == EUp
+	refOp := info.Ref
 	switch {
 	case refOp && e.Ref == nil:
 		v.failf(dot(path, "ref"), "missing: op %q needs its ref", op)

@@ -1,5 +1,7 @@
-// Package report renders a run's report as text, the way `serq run`
-// prints it (docs/cli.md §4), for serq run and serq tui alike.
+// Package report writes a run's report: the text `serq run` prints
+// (docs/cli.md §4; Text, for serq run and serq tui alike), the one-line
+// JSON report of --json (§5; JSON, json.go) and the --dump CSVs (§6; Dump,
+// dump.go, the run's interp.DumpSink, which writes them as the run goes).
 //
 // Numbers are printed the way the reference implementation (Rust) prints
 // them: `{}` is the shortest decimal that reads back as the same float,

@@ -15,6 +15,7 @@ import (
 	"github.com/serq/serq/debugger"
 	"github.com/serq/serq/internal/spell"
 	"github.com/serq/serq/lang"
+	"github.com/serq/serq/model"
 )
 
 // The command line (`:`): a table of commands, from which its help and
@@ -129,14 +130,22 @@ func (m *Model) commandHint() string {
 }
 
 // cmdError is a command that cannot be carried out: the message, and the
-// column of the input (0-based, in characters) it is about.
+// column of the input (0-based, in characters) it is about; the hint, and
+// a lang error's notes.
 type cmdError struct {
-	col  int
-	msg  string
-	hint string
+	col   int
+	msg   string
+	hint  string
+	notes []string
 }
 
 func (e *cmdError) Error() string { return e.msg }
+
+// diag is e as the diagnostic lang writes under the command line
+// (lang.WriteErrorUnder), the one writer of an error with its caret.
+func (e *cmdError) diag() *lang.Error {
+	return &lang.Error{Pos: model.Pos{Line: 1, Col: e.col + 1}, Msg: e.msg, Hint: e.hint, Notes: e.notes}
+}
 
 // word is one word of a command, with its byte offset in the line.
 type word struct {
@@ -824,7 +833,7 @@ func langErr(line string, at int, err error) *cmdError {
 		c = at + le.Pos.Col - 1
 	}
 	e := errAt(line, c, "%s", le.Msg)
-	e.hint = le.Hint
+	e.hint, e.notes = le.Hint, le.Notes
 	return e
 }
 

@@ -358,8 +358,10 @@ func TestPaneHint(t *testing.T) {
 		if m.cmdErr == nil || m.cmdErr.hint != tt.hint {
 			t.Fatalf("%s: error %+v, want the hint %q", tt.line, m.cmdErr, tt.hint)
 		}
-		if tt.hint[0] == 'd' && !strings.Contains(m.View(), tt.hint) {
-			t.Errorf("%s: the 80-column view lacks %q:\n%s", tt.line, tt.hint, m.View())
+		// lang.WriteErrorUnder's hint line, under the caret at column 5.
+		line := "\n" + strings.Repeat(" ", 1+5) + "  hint: " + tt.hint
+		if tt.hint[0] == 'd' && !strings.Contains(m.View(), line) {
+			t.Errorf("%s: the 80-column view lacks %q:\n%s", tt.line, line, m.View())
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/serq/serq/debugger"
+	"github.com/serq/serq/lang"
 )
 
 // layout sizes the panes: the first visible ones two to a row, then the
@@ -362,10 +363,14 @@ func (m *Model) footerView() string {
 		out = append(out, fit(m.cmd.View(), m.width))
 		switch e := m.cmdErr; {
 		case e != nil:
-			caret := strings.Repeat(" ", len(m.cmdKind)+e.col) + "^ "
-			out = append(out, fit(m.st.Err.Render(caret+e.msg), m.width))
-			if e.hint != "" {
-				out = append(out, fit(m.st.Dim.Render(strings.Repeat(" ", len(m.cmdKind)+e.col)+"  "+e.hint), m.width))
+			var b strings.Builder
+			lang.WriteErrorUnder(&b, e.diag(), m.cmd.Value(), len(m.cmdKind))
+			for i, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+				st := m.st.Dim // the notes and the hint
+				if i == 0 {
+					st = m.st.Err
+				}
+				out = append(out, fit(st.Render(l), m.width))
 			}
 		case m.comp != nil && len(m.comp.all) > 1:
 			out = append(out, fit(m.st.Dim.Render("tab: "+strings.Join(m.comp.all, "  ")), m.width))

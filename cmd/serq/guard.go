@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/serq/serq/interp"
+	"github.com/serq/serq/report"
 )
 
 // maxLive validates --max-live: a positive integer, 0 when not given
@@ -36,7 +37,7 @@ func renderPartial(w io.Writer, e *loadError) {
 		}
 	}
 	fmt.Fprintf(w, "the report so far:\n")
-	if err := writeText(w, e.partial); err != nil {
+	if err := report.Text(w, e.partial); err != nil {
 		fmt.Fprintf(w, "(cannot write the report: %v)\n", err)
 	}
 }

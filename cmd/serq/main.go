@@ -38,8 +38,7 @@
 // "--" is the program's arguments, which kong never sees.
 //
 // The files: main.go (the command line, loading, check, ir, run, tui,
-// draw, and rendering errors), snippet.go (the quoted source line of an
-// error), report.go (the text and JSON reports and --dump), progress.go
+// draw, and rendering errors with lang.WriteError), progress.go
 // (the progress line), guard.go (--max-live), signals.go and
 // tui_signals.go (stopping cleanly on a signal), target.go, fmt.go and
 // lsp.go (their commands), sweep.go, sweepout.go, merge.go and plot.go
@@ -75,6 +74,7 @@ import (
 	"github.com/serq/serq/lang/syntax"
 	"github.com/serq/serq/lib"
 	"github.com/serq/serq/model"
+	"github.com/serq/serq/report"
 	"github.com/serq/serq/tui"
 )
 
@@ -604,16 +604,16 @@ func (c *runCmd) Run(e *env) error {
 		// the samples and change points are kept only for the charts of
 		// --plot; --dump writes them as the run goes
 		Lean: c.Plot == nil}
-	var dump *dumpWriter
+	var dump *report.Dump
 	if c.Dump != nil {
 		gauges := make([]string, len(prog.Gauges))
 		for i, g := range prog.Gauges {
 			gauges[i] = g.Name
 		}
-		if dump, err = newDumpWriter(*c.Dump, prog.Observes, gauges); err != nil {
+		if dump, err = report.NewDump(*c.Dump, prog.Observes, gauges); err != nil {
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, err)}
 		}
-		defer dump.abort() // a run or dump that does not commit leaves no file
+		defer dump.Abort() // a run or dump that does not commit leaves no file
 		opt.Dump = dump
 	}
 	sim, err := interp.New(prog, opt)
@@ -628,11 +628,11 @@ func (c *runCmd) Run(e *env) error {
 	defer in.stop()
 	var dumpFailed func() error
 	if dump != nil {
-		dumpFailed = dump.failed
+		dumpFailed = dump.Err
 	}
 	if err := runWithProgress(sim, e.stderr, in, dumpFailed, gc); err != nil {
-		if dump != nil && dump.failed() != nil {
-			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, dump.failed())}
+		if dump != nil && dump.Err() != nil {
+			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, dump.Err())}
 		}
 		if errors.As(err, new(*interruptedError)) {
 			return err
@@ -645,9 +645,14 @@ func (c *runCmd) Run(e *env) error {
 	}
 	rep := sim.Report()
 	if dump != nil {
-		dump.failures(*c.Dump, rep.Failures)
-		if err := dump.commit(in.stopped); err != nil {
-			if errors.Is(err, errInterrupted) {
+		dump.Failures(rep.Failures)
+		each := func() {
+			if signalHook != nil {
+				signalHook("dump", nil)
+			}
+		}
+		if err := dump.Commit(in.stopped, each); err != nil {
+			if errors.Is(err, report.ErrStopped) {
 				return &interruptedError{sig: in.caught(), what: fmt.Sprintf("the dump was abandoned, no file in %s changed; no report written", *c.Dump)}
 			}
 			return &loadError{file: c.File, err: fmt.Errorf("cannot write %s: %w", *c.Dump, err)}
@@ -662,9 +667,9 @@ func (c *runCmd) Run(e *env) error {
 		}
 	}
 	if c.JSON {
-		return writeJSON(e.stdout, rep)
+		return report.JSON(e.stdout, rep)
 	}
-	return writeText(e.stdout, rep)
+	return report.Text(e.stdout, rep)
 }
 
 // tuiHorizon is the horizon of `serq tui` without --horizon: far enough
@@ -1159,12 +1164,9 @@ func renderLoadError(w io.Writer, e *loadError) {
 		list = lang.ErrorList{one}
 	case errors.As(e.err, &rerr) && rerr.Pos.Line > 0:
 		// A run error at a statement: shown like a static error, with the
-		// simulated time and the session in the message.
-		msg := fmt.Sprintf("at t=%s:", strconv.FormatFloat(rerr.Time, 'g', 6, 64))
-		if rerr.Session >= 0 {
-			msg += fmt.Sprintf(" session %d:", rerr.Session)
-		}
-		list = lang.ErrorList{{Pos: rerr.Pos, Msg: msg + " " + rerr.Msg}}
+		// simulated time and the session in the message and the calls
+		// the statement was inlined from in its notes.
+		list = lang.ErrorList{{Pos: rerr.Pos, Msg: rerr.Message(), Notes: rerr.Notes()}}
 	default:
 		fmt.Fprintf(w, "%s: %s\n", safeio.Printable(e.file), safeio.Printable(e.err.Error()))
 		return
@@ -1174,34 +1176,10 @@ func renderLoadError(w io.Writer, e *loadError) {
 	}
 }
 
-// renderError prints one error: its position and message, the source line
-// with a caret, its notes and its hint, each on a line of its own.
+// renderError prints one error as every front end does (lang.WriteError),
+// quoting the files Load read, the file system or the embedded library.
 func renderError(w io.Writer, e *loadError, le *lang.Error) {
-	pos := le.Pos
-	if pos.File == "" {
-		pos.File = e.file
-	}
-	// The message may quote a tour's YAML or an IR's names: no control
-	// character reaches the terminal.
-	msg := safeio.Printable(le.Msg)
-	if pos.Line <= 0 {
-		fmt.Fprintf(w, "%s: %s\n", safeio.Printable(pos.File), msg)
-	} else {
-		fmt.Fprintf(w, "%s: %s\n", safeio.Printable(pos.String()), msg)
-		if line, ok := sourceLine(e, pos.File, pos.Line); ok {
-			line, col := snippet(line, pos.Col)
-			fmt.Fprintf(w, " | %s\n", line)
-			if col > 0 {
-				fmt.Fprintf(w, " | %s^\n", caretIndent(line, col))
-			}
-		}
-	}
-	for _, n := range le.Notes {
-		fmt.Fprintf(w, "note: %s\n", safeio.Printable(n))
-	}
-	if le.Hint != "" {
-		fmt.Fprintf(w, "hint: %s\n", safeio.Printable(le.Hint))
-	}
+	lang.WriteError(w, le, e.file, func(file string, n int) (string, bool) { return sourceLine(e, file, n) })
 }
 
 // sourceLine returns line n (1-based) of file, from the files Load read,
@@ -1228,28 +1206,6 @@ func sourceLine(e *loadError, file string, n int) (string, bool) {
 		return "", false
 	}
 	return line, true
-}
-
-// caretIndent is the prefix that puts a caret under column col (1-based,
-// in characters) of line: a tab for each tab before it, else a space.
-func caretIndent(line string, col int) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range line {
-		if n >= col-1 {
-			break
-		}
-		if r == '\t' {
-			b.WriteByte('\t')
-		} else {
-			b.WriteByte(' ')
-		}
-		n++
-	}
-	for ; n < col-1; n++ {
-		b.WriteByte(' ')
-	}
-	return b.String()
 }
 
 // instanceSettings are the run settings an instance may give, per command.

@@ -33,6 +33,7 @@ import (
 
 	"github.com/serq/serq/internal/safeio"
 	"github.com/serq/serq/interp"
+	"github.com/serq/serq/report"
 )
 
 // plotMetrics checks the --metric names against the metrics of cols; none
@@ -77,7 +78,7 @@ func sweepLines(spec *sweepSpec, sum []sweepStat, m string) []sweepLine {
 			vals := spec.pointValues(s.Point)
 			var parts []string
 			for i := 1; i < len(spec.Vary); i++ {
-				parts = append(parts, spec.Vary[i].Name+"="+formatFloat(vals[i]))
+				parts = append(parts, spec.Vary[i].Name+"="+report.FormatFloat(vals[i]))
 			}
 			label := strings.Join(parts, " ")
 			if label == "" {
@@ -312,7 +313,7 @@ func drawSweepCharts(w io.Writer, spec *sweepSpec, sum []sweepStat, metrics []st
 		// ticks written at their places.
 		wide := 0
 		for _, v := range ys {
-			wide = max(wide, len(formatFloat(v)))
+			wide = max(wide, len(report.FormatFloat(v)))
 		}
 		blank := func(int, float64) string { return strings.Repeat(" ", wide) }
 		c := linechart.New(72, 16, minX, maxX, minY, maxY,
@@ -324,7 +325,7 @@ func drawSweepCharts(w io.Writer, spec *sweepSpec, sum []sweepStat, metrics []st
 		o := c.Origin()
 		next := 0 // the first column free for an x label
 		for _, v := range xs {
-			s := formatFloat(v)
+			s := report.FormatFloat(v)
 			col := o.X + 1 + int(math.Round(c.ScaleFloat64Point(canvas.Float64Point{X: v, Y: minY}).X))
 			col = min(col, c.Canvas.Width()-len(s))
 			if col >= next {
@@ -333,7 +334,7 @@ func drawSweepCharts(w io.Writer, spec *sweepSpec, sum []sweepStat, metrics []st
 			}
 		}
 		for _, v := range ys {
-			s := formatFloat(v)
+			s := report.FormatFloat(v)
 			row := o.Y - 1 - int(math.Round(c.ScaleFloat64Point(canvas.Float64Point{X: minX, Y: v}).Y))
 			c.Canvas.SetString(canvas.Point{X: o.X - len(s), Y: row}, s)
 		}

@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/serq/serq/interp"
+	"github.com/serq/serq/report"
 )
 
 // box is a rectangle in the canvas's points.
@@ -288,7 +289,7 @@ func TestNiceTicks(t *testing.T) {
 	} {
 		var got []string
 		for _, v := range niceTicks(tt.lo, tt.hi, tt.n) {
-			got = append(got, formatFloat(v))
+			got = append(got, report.FormatFloat(v))
 		}
 		if strings.Join(got, " ") != tt.want {
 			t.Errorf("niceTicks(%g, %g, %d) = %q, want %q", tt.lo, tt.hi, tt.n, got, tt.want)

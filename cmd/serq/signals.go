@@ -15,9 +15,6 @@ import (
 // "run" between events, "dump" after each dump file written.
 var signalHook func(where string, in *interrupts)
 
-// errInterrupted abandons a dump once a signal has come.
-var errInterrupted = errors.New("interrupted")
-
 // interrupts catches SIGINT, SIGTERM, SIGHUP and SIGQUIT while `serq run`
 // simulates and writes: the run stops between events, a dump under way
 // is abandoned (its temporary files removed, the previous files kept),

@@ -33,6 +33,7 @@ import (
 	"github.com/serq/serq/lang"
 	"github.com/serq/serq/lib"
 	"github.com/serq/serq/model"
+	"github.com/serq/serq/report"
 )
 
 type sweepCmd struct {
@@ -439,9 +440,9 @@ func parseVary(s string) (sweepVary, error) {
 		a, b, step := abs[0], abs[1], abs[2]
 		switch {
 		case step <= 0:
-			return v, usagef("the step of --vary %s=%s is %s; expected a step > 0\n%s", name, list, formatFloat(step), help)
+			return v, usagef("the step of --vary %s=%s is %s; expected a step > 0\n%s", name, list, report.FormatFloat(step), help)
 		case a > b:
-			return v, usagef("the range --vary %s=%s is reversed: %s > %s\n%s", name, list, formatFloat(a), formatFloat(b), help)
+			return v, usagef("the range --vary %s=%s is reversed: %s > %s\n%s", name, list, report.FormatFloat(a), report.FormatFloat(b), help)
 		case (b-a)/step > maxVaryValues:
 			return v, usagef("the range --vary %s=%s has more than %d values\n%s", name, list, maxVaryValues, help)
 		}
@@ -468,7 +469,7 @@ func parseVary(s string) (sweepVary, error) {
 			return v, err
 		}
 		if seen[x] {
-			return v, usagef("value %s appears twice in --vary %s\n%s", formatFloat(x), name, help)
+			return v, usagef("value %s appears twice in --vary %s\n%s", report.FormatFloat(x), name, help)
 		}
 		seen[x] = true
 		v.Values = append(v.Values, x)
@@ -693,7 +694,7 @@ func pointLabel(spec *sweepSpec, p int) string {
 	vals := spec.pointValues(p)
 	var parts []string
 	for k, v := range spec.Vary {
-		parts = append(parts, v.Name+"="+formatFloat(vals[k]))
+		parts = append(parts, v.Name+"="+report.FormatFloat(vals[k]))
 	}
 	return strings.Join(parts, " ")
 }

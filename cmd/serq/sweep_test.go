@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/serq/serq/report"
 )
 
 const seedProgram = "../../examples/pd-disaggregation/llmd_nixl_pull.sq"
@@ -629,7 +631,7 @@ func TestParseVary(t *testing.T) {
 		}
 		var got []string
 		for _, x := range v.Values {
-			got = append(got, formatFloat(x))
+			got = append(got, report.FormatFloat(x))
 		}
 		if v.Name != "x" || strings.Join(got, " ") != want {
 			t.Errorf("%s: %s %v, want %s", in, v.Name, got, want)

@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/serq/serq/internal/safeio"
+	"github.com/serq/serq/report"
 )
 
 // Names of the files in a sweep's DIR.
@@ -88,7 +89,7 @@ func writeSweepCSV(w io.Writer, spec *sweepSpec, rows []sweepRow) error {
 		p, seed := r.Job/len(spec.Seeds), spec.Seeds[r.Job%len(spec.Seeds)]
 		rec := []string{strconv.Itoa(p)}
 		for _, v := range spec.pointValues(p) {
-			rec = append(rec, formatFloat(v))
+			rec = append(rec, report.FormatFloat(v))
 		}
 		rec = append(rec, strconv.FormatUint(seed, 10))
 		for _, name := range cols.obs {
@@ -98,7 +99,7 @@ func writeSweepCSV(w io.Writer, spec *sweepSpec, rows []sweepRow) error {
 				continue
 			}
 			o := r.Obs[k]
-			rec = append(rec, strconv.FormatUint(o.Count, 10), formatFloat(o.Mean), formatFloat(o.CI), formatFloat(o.P99))
+			rec = append(rec, strconv.FormatUint(o.Count, 10), report.FormatFloat(o.Mean), report.FormatFloat(o.CI), report.FormatFloat(o.P99))
 		}
 		for _, name := range cols.gauges {
 			k := slices.IndexFunc(r.Gauges, func(g sweepGauge) bool { return g.Name == name })
@@ -106,7 +107,7 @@ func writeSweepCSV(w io.Writer, spec *sweepSpec, rows []sweepRow) error {
 				rec = append(rec, "")
 				continue
 			}
-			rec = append(rec, formatFloat(r.Gauges[k].Mean))
+			rec = append(rec, report.FormatFloat(r.Gauges[k].Mean))
 		}
 		if r.Err != "" {
 			rec = append(rec, "", "")
@@ -131,74 +132,74 @@ func writeSweepCSV(w io.Writer, spec *sweepSpec, rows []sweepRow) error {
 // fixed order, non-finite floats as null (as `serq run --json` has them).
 func writeSweepJSON(w io.Writer, spec *sweepSpec, rows []sweepRow) error {
 	failures := columnsOf(rows).failures
-	var j rptJSON
-	j.raw("[")
+	var j report.JSONWriter
+	j.Raw("[")
 	for i := range rows {
 		r := &rows[i]
 		if i > 0 {
-			j.raw(",")
+			j.Raw(",")
 		}
 		p, seed := r.Job/len(spec.Seeds), spec.Seeds[r.Job%len(spec.Seeds)]
-		j.raw("\n" + `{"point":` + strconv.Itoa(p) + `,"inputs":{`)
+		j.Raw("\n" + `{"point":` + strconv.Itoa(p) + `,"inputs":{`)
 		for k, v := range spec.pointValues(p) {
 			if k > 0 {
-				j.raw(",")
+				j.Raw(",")
 			}
-			j.str(spec.Vary[k].Name)
-			j.raw(":")
-			j.num(v)
+			j.Str(spec.Vary[k].Name)
+			j.Raw(":")
+			j.Num(v)
 		}
-		j.raw(`},"seed":`)
-		j.uint(seed)
-		j.raw(`,"observes":{`)
+		j.Raw(`},"seed":`)
+		j.Uint(seed)
+		j.Raw(`,"observes":{`)
 		for k, o := range r.Obs {
 			if k > 0 {
-				j.raw(",")
+				j.Raw(",")
 			}
-			j.str(o.Name)
-			j.raw(`:{"count":`)
-			j.uint(o.Count)
-			j.numField("mean", o.Mean)
-			j.numField("ci", o.CI)
-			j.numField("p99", o.P99)
-			j.raw("}")
+			j.Str(o.Name)
+			j.Raw(`:{"count":`)
+			j.Uint(o.Count)
+			j.NumField("mean", o.Mean)
+			j.NumField("ci", o.CI)
+			j.NumField("p99", o.P99)
+			j.Raw("}")
 		}
-		j.raw(`},"gauges":{`)
+		j.Raw(`},"gauges":{`)
 		for k, g := range r.Gauges {
 			if k > 0 {
-				j.raw(",")
+				j.Raw(",")
 			}
-			j.str(g.Name)
-			j.raw(`:{"mean":`)
-			j.num(g.Mean)
-			j.raw("}")
+			j.Str(g.Name)
+			j.Raw(`:{"mean":`)
+			j.Num(g.Mean)
+			j.Raw("}")
 		}
-		j.raw("}")
+		j.Raw("}")
 		if r.Err != "" {
-			j.raw(`,"rejected":null,"stuck":null`)
+			j.Raw(`,"rejected":null,"stuck":null`)
 		} else {
-			j.uintField("rejected", r.Rejected)
-			j.uintField("stuck", r.Stuck)
+			j.UintField("rejected", r.Rejected)
+			j.UintField("stuck", r.Stuck)
 		}
 		if failures {
 			for k, m := range failureMetrics {
 				if r.Failures == nil {
-					j.raw(`,"` + m + `":null`)
+					j.Raw(`,"` + m + `":null`)
 				} else {
-					j.uintField(m, r.Failures[k])
+					j.UintField(m, r.Failures[k])
 				}
 			}
 		}
 		if r.Err != "" {
-			j.raw(`,"error":`)
-			j.str(r.Err)
+			j.Raw(`,"error":`)
+			j.Str(r.Err)
 		} else {
-			j.raw(`,"error":null`)
+			j.Raw(`,"error":null`)
 		}
-		j.raw("}")
+		j.Raw("}")
 	}
-	j.raw("\n]\n")
-	_, err := w.Write(j.b)
+	j.Raw("\n]\n")
+	_, err := w.Write(j.Bytes())
 	return err
 }
 
@@ -342,9 +343,9 @@ func writeSummaryCSV(w io.Writer, spec *sweepSpec, sum []sweepStat) error {
 	for _, s := range sum {
 		rec := []string{strconv.Itoa(s.Point)}
 		for _, v := range spec.pointValues(s.Point) {
-			rec = append(rec, formatFloat(v))
+			rec = append(rec, report.FormatFloat(v))
 		}
-		rec = append(rec, s.Metric, strconv.Itoa(s.N), formatFloat(s.Mean), formatFloat(s.CI), formatFloat(s.Min), formatFloat(s.Max))
+		rec = append(rec, s.Metric, strconv.Itoa(s.N), report.FormatFloat(s.Mean), report.FormatFloat(s.CI), report.FormatFloat(s.Min), report.FormatFloat(s.Max))
 		cw.Write(rec)
 	}
 	return cw.Flush()
@@ -359,67 +360,67 @@ func writeManifest(w io.Writer, spec *sweepSpec, shard string, rows []sweepRow, 
 			failed++
 		}
 	}
-	var j rptJSON
+	var j report.JSONWriter
 	strs := func(key string, xs []string) {
-		j.raw(",\n  \"" + key + `": [`)
+		j.Raw(",\n  \"" + key + `": [`)
 		for i, x := range xs {
 			if i > 0 {
-				j.raw(", ")
+				j.Raw(", ")
 			}
-			j.str(x)
+			j.Str(x)
 		}
-		j.raw("]")
+		j.Raw("]")
 	}
-	j.raw("{\n  \"serq_version\": ")
-	j.str(spec.Version)
-	j.raw(",\n  \"file\": ")
-	j.str(spec.File)
-	j.raw(",\n  \"sha256\": ")
-	j.str(spec.SHA256)
+	j.Raw("{\n  \"serq_version\": ")
+	j.Str(spec.Version)
+	j.Raw(",\n  \"file\": ")
+	j.Str(spec.File)
+	j.Raw(",\n  \"sha256\": ")
+	j.Str(spec.SHA256)
 	strs("sets", spec.Sets)
 	strs("defs", spec.Defs)
 	strs("args", spec.Args)
-	j.raw(",\n  \"vary\": [")
+	j.Raw(",\n  \"vary\": [")
 	for i, v := range spec.Vary {
 		if i > 0 {
-			j.raw(",")
+			j.Raw(",")
 		}
-		j.raw("\n    {\"name\": ")
-		j.str(v.Name)
-		j.raw(`, "values": [`)
+		j.Raw("\n    {\"name\": ")
+		j.Str(v.Name)
+		j.Raw(`, "values": [`)
 		for k, x := range v.Values {
 			if k > 0 {
-				j.raw(", ")
+				j.Raw(", ")
 			}
-			j.num(x)
+			j.Num(x)
 		}
-		j.raw("]}")
+		j.Raw("]}")
 	}
-	j.raw("\n  ],\n  \"seeds\": [")
+	j.Raw("\n  ],\n  \"seeds\": [")
 	for i, s := range spec.Seeds {
 		if i > 0 {
-			j.raw(", ")
+			j.Raw(", ")
 		}
-		j.uint(s)
+		j.Uint(s)
 	}
-	j.raw("],\n  \"horizon\": ")
-	j.num(spec.Horizon)
-	j.raw(",\n  \"warmup\": ")
-	j.num(spec.Warmup)
-	j.raw(",\n  \"points\": " + strconv.Itoa(spec.points()))
-	j.raw(",\n  \"runs\": " + strconv.Itoa(spec.runs()))
-	j.raw(",\n  \"shard\": ")
+	j.Raw("],\n  \"horizon\": ")
+	j.Num(spec.Horizon)
+	j.Raw(",\n  \"warmup\": ")
+	j.Num(spec.Warmup)
+	j.Raw(",\n  \"points\": " + strconv.Itoa(spec.points()))
+	j.Raw(",\n  \"runs\": " + strconv.Itoa(spec.runs()))
+	j.Raw(",\n  \"shard\": ")
 	if shard == "" {
-		j.raw("null")
+		j.Raw("null")
 	} else {
-		j.str(shard)
+		j.Str(shard)
 	}
-	j.raw(",\n  \"shard_runs\": " + strconv.Itoa(want))
-	j.raw(",\n  \"done\": " + strconv.Itoa(len(rows)))
-	j.raw(",\n  \"failed\": " + strconv.Itoa(failed))
-	j.raw(",\n  \"complete\": " + strconv.FormatBool(len(rows) == want))
-	j.raw("\n}\n")
-	_, err := w.Write(j.b)
+	j.Raw(",\n  \"shard_runs\": " + strconv.Itoa(want))
+	j.Raw(",\n  \"done\": " + strconv.Itoa(len(rows)))
+	j.Raw(",\n  \"failed\": " + strconv.Itoa(failed))
+	j.Raw(",\n  \"complete\": " + strconv.FormatBool(len(rows) == want))
+	j.Raw("\n}\n")
+	_, err := w.Write(j.Bytes())
 	return err
 }
 

@@ -259,3 +259,22 @@ const FaultsProgram = `fn main() {
   gauge leased = used(P[0].kv) + used(P[1].kv);
 }
 `
+
+// CallStackProgram fails at run time in an entry called from a gateway's
+// entry (its hold's units are -2, at 5:19; the calls at 9:17 and 12:12):
+// the tests of RunError's serQ call stack, in interp and in serq's
+// output.
+const CallStackProgram = `fn main() {
+  pool kv { cap 100; }
+  queue P[2] : prefill {
+    serve delay;
+    prefill (n) { hold kv (cost(kv, n - 5)) { run (cost(P, 1)); } }
+  }
+  queue gw : gateway {
+    serve delay;
+    route (n) { P[0].prefill (n); }
+  }
+  workload { arrive poisson(1); init { set n = 3; } }
+  server { gw.route (n); }
+}
+`

@@ -320,6 +320,7 @@ type NicItem struct {
 // `decode (prompt) from P { … }`, `transfer (n) { … }`.
 type EntryItem struct {
 	Pos    lexer.Position
+	Tokens []lexer.Token  // for the parameters' positions
 	Verb   string         `parser:"@Ident"`
 	Params []string       `parser:"( \"(\" ( @Ident ( \",\" @Ident )* )? \")\" )?"`
 	From   string         `parser:"( \"from\" @Ident )?"`
@@ -703,15 +704,16 @@ type TransferStmt struct {
 // statement-def use `f(args);`.
 type CallStmt struct {
 	Pos     lexer.Position
-	Queue   string  `parser:"@Ident"`
-	Index   *Expr   `parser:"( ( \"[\" @@ \"]\" )?"`
-	Verb    string  `parser:"  \".\" @Ident )?"`
-	Args    []*Expr `parser:"\"(\" ( @@ ( \",\" @@ )* )? \")\""`
-	From    *Ref    `parser:"( \"from\" @@ )?"`
-	To      *Ref    `parser:"( \"to\" @@"`
-	ToUnit  *Expr   `parser:"  \"(\" @@ \")\" )?"`
-	Retry   *Expr   `parser:"( \"retry\" \"(\" @@ \")\""`
-	Backoff *Expr   `parser:"  ( \"after\" \"(\" @@ \")\" )? )? \";\""`
+	Tokens  []lexer.Token // for the verb's position
+	Queue   string        `parser:"@Ident"`
+	Index   *Expr         `parser:"( ( \"[\" @@ \"]\" )?"`
+	Verb    string        `parser:"  \".\" @Ident )?"`
+	Args    []*Expr       `parser:"\"(\" ( @@ ( \",\" @@ )* )? \")\""`
+	From    *Ref          `parser:"( \"from\" @@ )?"`
+	To      *Ref          `parser:"( \"to\" @@"`
+	ToUnit  *Expr         `parser:"  \"(\" @@ \")\" )?"`
+	Retry   *Expr         `parser:"( \"retry\" \"(\" @@ \")\""`
+	Backoff *Expr         `parser:"  ( \"after\" \"(\" @@ \")\" )? )? \";\""`
 }
 
 // RetiredStmt catches statements of older dialects so that they get a
@@ -843,10 +845,11 @@ type Call struct {
 
 // Name is `x`, `kv[j]`, `D[j].kv`, `D.produced`, `running.count`.
 type Name struct {
-	Pos   lexer.Position
-	Name  string   `parser:"@Ident"`
-	Index *Expr    `parser:"( \"[\" @@ \"]\" )?"`
-	Path  []string `parser:"( \".\" @Ident )*"`
+	Pos    lexer.Position
+	Tokens []lexer.Token // for the path's positions
+	Name   string        `parser:"@Ident"`
+	Index  *Expr         `parser:"( \"[\" @@ \"]\" )?"`
+	Path   []string      `parser:"( \".\" @Ident )*"`
 }
 
 func (*UseItem) item()      {}

@@ -42,20 +42,23 @@ syntax keyword serqOption push maxmin bottleneck arrive poisson renewal closed c
 syntax keyword serqOption session given every some iteration of max min sum
 syntax keyword serqOption refresh delay detect expiry failure stall fail
 syntax keyword serqRetired budget chunk cost enter keep memory request
-syntax keyword serqFunction abs ceil exp floor ln max min pow sqrt busy work
-syntax keyword serqFunction est_lambda est_rho est_wait used free cachedin holders queued budget_left blocksize cost total
-syntax keyword serqFunction count largest smallest prefix_total up
-syntax keyword serqVariable now waited size age last present decoding position admission remaining demand
-syntax keyword serqVariable served arrived serial turn_no cached computed more new out think forced
-syntax keyword serqConstant inf self
 
 syntax match serqDeclaration "\<queue\>"
 syntax match serqFunction "\<queue\ze\s*("
 syntax match serqOption "\<\%(running\|waiting\|batch\)\>"
+" The built-in names, written from model.Predeclared (go test ./editors -update)
+syntax keyword serqFunction min max abs floor ceil sqrt exp ln pow busy work est_lambda est_rho
+syntax keyword serqFunction est_wait used free cachedin holders queued budget_left blocksize up cost
+syntax keyword serqFunction total count largest smallest prefix_total
+syntax keyword serqVariable now waited size age last present decoding position admission remaining
+syntax keyword serqVariable demand served arrived serial turn_no cached computed more new out think
+syntax keyword serqVariable forced
+syntax keyword serqConstant inf self
 " Draws: ~exp(mean), ~uniform(lo, hi), ...
 syntax match serqDraw "\~\s*\%(exp\|det\|uniform\|erlang\|h2\|bernoulli\)\>"
 " Engine values: running.count, waiting.count, batch.tokens, ...
 syntax match serqContext "\<\%(running\|waiting\|batch\)\.\%(count\|decoding\|kv_decode\|kv_prefill\|preempted\|admitted\|tokens\|prefilled\|attention\|position\|context_decode\|context_prefill\)\>"
+" End of the built-in names
 
 highlight default link serqTodo Todo
 highlight default link serqLineComment Comment

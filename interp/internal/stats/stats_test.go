@@ -1,4 +1,4 @@
-package interp
+package stats
 
 import (
 	"math"
@@ -64,7 +64,7 @@ func TestBatchMeansHalfWidth(t *testing.T) {
 	}
 }
 
-func TestObserveStatRow(t *testing.T) {
+func TestObserveStatSummary(t *testing.T) {
 	// 40 samples in batches of 2 whose means alternate 0, 1, 0, 1, ...:
 	// batch means mean 0.5, sample variance 20·0.25/19 = 5/19, half-width
 	// 2.093·sqrt(5/19/20) = 2.093/sqrt(76) = 0.240084...
@@ -75,9 +75,9 @@ func TestObserveStatRow(t *testing.T) {
 	for i := range 40 {
 		o.Add(float64(i), uint64(100+i), uint32(i%3), float64((i/2)%2))
 	}
-	r := o.Row("hit", true)
-	if r.Name != "hit" || !r.Test || r.Count != 40 || r.Mean != 0.5 || r.P99 != 1 {
-		t.Errorf("row = %+v", r)
+	r := o.Summary(nil)
+	if r.Count != 40 || r.Mean != 0.5 || r.P99 != 1 || r.AllZero {
+		t.Errorf("summary = %+v", r)
 	}
 	if want := 2.093 / math.Sqrt(76); !near(r.CI, want, 1e-12) || !near(r.CI, 0.240084, 1e-6) {
 		t.Errorf("CI = %v, want %v", r.CI, want)
@@ -86,13 +86,10 @@ func TestObserveStatRow(t *testing.T) {
 		t.Errorf("CV2 = %v, want 40/39", r.CV2)
 	}
 	if r.CI != o.CI() || r.P99 != o.P99() || r.CV2 != o.CV2() || r.Mean != o.Mean() {
-		t.Errorf("row and accessors disagree: %+v", r)
+		t.Errorf("summary and accessors disagree: %+v", r)
 	}
-	if len(r.Samples) != 40 || r.Samples[3] != (Sample{Time: 3, Session: 103, Turn: 0, Value: 1}) {
-		t.Errorf("samples = %v", r.Samples[:4])
-	}
-	if r.ConstantZero() {
-		t.Errorf("ConstantZero of a 0/1 observe")
+	if samples := o.Samples(); len(samples) != 40 || samples[3] != (Sample{Time: 3, Session: 103, Turn: 0, Value: 1}) {
+		t.Errorf("samples = %v", samples[:4])
 	}
 
 	// below 40 samples: no CI
@@ -100,40 +97,15 @@ func TestObserveStatRow(t *testing.T) {
 	for i := range 39 {
 		few.Add(0, 0, 0, float64(i))
 	}
-	if got := few.Row("x", false).CI; !math.IsInf(got, 1) {
+	if got := few.Summary(nil).CI; !math.IsInf(got, 1) {
 		t.Errorf("CI of 39 samples = %v, want +Inf", got)
 	}
 
 	// no samples: NaN everywhere, +Inf CI
 	var none ObserveStat
-	e := none.Row("none", false)
+	e := none.Summary(nil)
 	if e.Count != 0 || !math.IsNaN(e.Mean) || !math.IsNaN(e.CV2) || !math.IsNaN(e.P99) || !math.IsInf(e.CI, 1) {
 		t.Errorf("empty row = %+v", e)
-	}
-}
-
-func TestConstantZero(t *testing.T) {
-	zeros := func(n int, test bool) ObserveRow {
-		var o ObserveStat
-		for range n {
-			o.Add(0, 0, 0, 0)
-		}
-		return o.Row("z", test)
-	}
-	for _, c := range []struct {
-		n    int
-		test bool
-		want bool
-	}{{40, true, true}, {39, true, false}, {40, false, false}, {100, true, true}} {
-		r := zeros(c.n, c.test)
-		if got := r.ConstantZero(); got != c.want {
-			t.Errorf("ConstantZero(%d zeros, test %v) = %v, want %v", c.n, c.test, got, c.want)
-		}
-	}
-	r := zeros(40, true)
-	r.Samples = append(slices.Clone(r.Samples), Sample{Value: 1})
-	if r.ConstantZero() {
-		t.Errorf("ConstantZero with a 1 among the zeros")
 	}
 }
 
@@ -280,23 +252,6 @@ func TestTimeStats(t *testing.T) {
 		if !math.IsNaN(ts.Mean) || !math.IsNaN(ts.Min) || !math.IsNaN(ts.Max) || !math.IsInf(ts.CI, 1) {
 			t.Errorf("TimeStatsOf(%v, %v, %v) = %+v, want NaN NaN NaN and CI +Inf", c.pts, c.from, c.to, ts)
 		}
-	}
-}
-
-func TestTimeAvgRow(t *testing.T) {
-	// 0 from 0, 4 from 1, 2 from 3; warm-up 2, end 4: 4 on [2,3), 2 on
-	// [3,4]: mean 3, min 2, max 4; windows of 0.1: ten of 4, ten of 2,
-	// CI 2.093·sqrt((20·1/19)/20) = 2.093/sqrt(19)
-	var g TimeAvg
-	g.Record(0, 0)
-	g.Record(1, 4)
-	g.Record(3, 2)
-	r := g.Row("load", 2, 4)
-	if r.Name != "load" || !near(r.Mean, 3, 1e-12) || r.Min != 2 || r.Max != 4 || len(r.Points) != 3 {
-		t.Errorf("row = %+v", r)
-	}
-	if want := 2.093 / math.Sqrt(19); !near(r.CI, want, 1e-9) {
-		t.Errorf("CI = %v, want %v", r.CI, want)
 	}
 }
 

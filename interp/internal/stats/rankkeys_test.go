@@ -1,4 +1,4 @@
-package interp
+package stats
 
 import (
 	"math"
@@ -153,7 +153,7 @@ func TestRankKeysAgain(t *testing.T) {
 	}
 }
 
-// TestObserveRowP99: an observe's row, lean or not, has the p99 and the
+// TestObserveRowP99: an observe's summary, lean or not, has the p99 and the
 // all-zero flag of a sort and a scan, over values past several chunks.
 func TestObserveRowP99(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
@@ -170,7 +170,7 @@ func TestObserveRowP99(t *testing.T) {
 					}
 					o.Add(float64(i), uint64(i), 0, xs[i])
 				}
-				row := o.Row("x", true)
+				row := o.Summary(nil)
 				if want := nearestRank(xs, 0.99); math.Float64bits(row.P99) != math.Float64bits(want) || math.Float64bits(o.P99()) != math.Float64bits(want) {
 					t.Errorf("lean %v, n %d: p99 %v (accessor %v), want %v", lean, n, row.P99, o.P99(), want)
 				}
@@ -189,11 +189,11 @@ func BenchmarkObserveRow(b *testing.B) {
 	r := rand.New(rand.NewPCG(11, 12))
 	o := ObserveStat{lean: true}
 	for range 180000 {
-		o.addLean(5 * r.ExpFloat64())
+		o.AddLean(5 * r.ExpFloat64())
 	}
 	var keys []int64
 	b.ReportAllocs()
 	for b.Loop() {
-		o.row("response", false, &keys)
+		o.Summary(&keys)
 	}
 }

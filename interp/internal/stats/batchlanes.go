@@ -1,4 +1,4 @@
-package interp
+package stats
 
 // Batch sums four batches at a time.
 //

@@ -1,19 +1,19 @@
-package interp
+package stats
 
 import (
 	"math"
 	"unsafe"
 )
 
-// chunkLog is an append-only log kept in fixed-size chunks, so that growing
+// Log is an append-only log kept in fixed-size chunks, so that growing
 // it never copies what it holds and a checkpoint can share it: every chunk
 // but the last is full and never written again, so a copy of the log shares
-// those and copies only the last (see [chunkLog.share]).
+// those and copies only the last (see [Log.share]).
 //
-// Only the last entry may be changed in place ([chunkLog.last]) or removed
-// ([chunkLog.pop]); the statistics that use it change only the entry of the
+// Only the last entry may be changed in place ([Log.last]) or removed
+// ([Log.pop]); the statistics that use it change only the entry of the
 // current instant, which is always the last.
-type chunkLog[T any] struct {
+type Log[T any] struct {
 	chunks [][]T
 	n      int
 }
@@ -21,9 +21,9 @@ type chunkLog[T any] struct {
 // logChunk is the number of entries of a full chunk.
 const logChunk = 4096
 
-func (l *chunkLog[T]) len() int { return l.n }
+func (l *Log[T]) Len() int { return l.n }
 
-func (l *chunkLog[T]) add(x T) {
+func (l *Log[T]) Add(x T) {
 	k := len(l.chunks)
 	if k == 0 || len(l.chunks[k-1]) == logChunk {
 		l.chunks = append(l.chunks, make([]T, 0, logChunk))
@@ -34,10 +34,10 @@ func (l *chunkLog[T]) add(x T) {
 }
 
 // last is the last entry, nil when the log is empty.
-func (l *chunkLog[T]) last() *T { return l.at(l.n - 1) }
+func (l *Log[T]) Last() *T { return l.At(l.n - 1) }
 
 // at is entry i, nil when i is out of range.
-func (l *chunkLog[T]) at(i int) *T {
+func (l *Log[T]) At(i int) *T {
 	if i < 0 || i >= l.n {
 		return nil
 	}
@@ -45,7 +45,7 @@ func (l *chunkLog[T]) at(i int) *T {
 }
 
 // pop removes the last entry.
-func (l *chunkLog[T]) pop() {
+func (l *Log[T]) Pop() {
 	k := len(l.chunks) - 1
 	c := l.chunks[k]
 	if len(c) == 1 {
@@ -58,7 +58,7 @@ func (l *chunkLog[T]) pop() {
 }
 
 // appendTo appends every entry, in order, to dst.
-func (l *chunkLog[T]) appendTo(dst []T) []T {
+func (l *Log[T]) AppendTo(dst []T) []T {
 	for _, c := range l.chunks {
 		dst = append(dst, c...)
 	}
@@ -71,8 +71,8 @@ func (l *chunkLog[T]) appendTo(dst []T) []T {
 // last entry in place, which is in their own last chunk — after a pop the
 // new last entry may sit in a shared chunk, but the statistics change an
 // entry only in the instant that added it, and that instant is over.
-func (l *chunkLog[T]) share() chunkLog[T] {
-	out := chunkLog[T]{n: l.n}
+func (l *Log[T]) Share() Log[T] {
+	out := Log[T]{n: l.n}
 	if len(l.chunks) == 0 {
 		return out
 	}
@@ -86,9 +86,9 @@ func (l *chunkLog[T]) share() chunkLog[T] {
 	return out
 }
 
-// ownBytes is what share allocates for a copy: the chunk list and the
+// OwnBytes is what Share allocates for a copy: the chunk list and the
 // last chunk.
-func (l *chunkLog[T]) ownBytes() int64 {
+func (l *Log[T]) OwnBytes() int64 {
 	if len(l.chunks) == 0 {
 		return 0
 	}
@@ -100,7 +100,7 @@ func (l *chunkLog[T]) ownBytes() int64 {
 // logChunk, each stored as float32 while every value in it is exactly a
 // float32 (counts, token numbers, 0/1 tests: half the memory) and as
 // float64 from the first that is not. Reads give back the values bit for
-// bit. Like chunkLog, a copy shares the full chunks (valueLog.share).
+// bit. Like Log, a copy shares the full chunks (valueLog.share).
 type valueLog struct {
 	chunks []valueChunk
 	n      int
@@ -165,7 +165,7 @@ func (l *valueLog) at(i int) float64 {
 	return float64(c.f32[i%logChunk])
 }
 
-// ownBytes is what share allocates for a copy (chunkLog.ownBytes).
+// ownBytes is what share allocates for a copy (Log.OwnBytes).
 func (l *valueLog) ownBytes() int64 {
 	if len(l.chunks) == 0 {
 		return 0

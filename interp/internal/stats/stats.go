@@ -1,6 +1,10 @@
-package interp
-
-// Statistics accumulators for the report (docs/language.md §7).
+// Package stats holds the interpreter's statistics accumulators for the
+// report (docs/language.md §7): running means and variances (Welford),
+// batch-means confidence intervals, nearest-rank quantiles in a total
+// order, time averages of piecewise-constant values (TimeIntegral,
+// TimeAvg), the log histogram of inter-token latencies, an observe's
+// samples (ObserveStat) and the append-only logs that keep them in chunks
+// a checkpoint shares (Log, chunklog.go). Only interp uses it.
 //
 // Every accumulator is cheap to feed: adding a sample or recording a change
 // is O(1) amortised and allocates only when a backing slice grows. The
@@ -11,6 +15,7 @@ package interp
 // float64 conversion: the Go spec lets a compiler fuse a*b+c into one FMA
 // instruction (arm64, or amd64 with GOAMD64=v3), and the conversion forbids
 // it, so every platform rounds like the reference implementation does.
+package stats
 
 import (
 	"math"
@@ -142,14 +147,6 @@ func (a *batchSums) halfWidth() float64 {
 		t = statCIT
 	}
 	return t * math.Sqrt(v/k)
-}
-
-// Quantile is the nearest-rank q-quantile of xs: the value of rank
-// ceil(q·n), clamped to [1, n], in xs sorted by [TotalCompare]. It is NaN
-// when xs is empty. xs is not modified.
-func Quantile(xs []float64, q float64) float64 {
-	t := rankOf(len(xs), q, nil, func(i int) float64 { return xs[i] }, func(f func([]float64)) { f(xs) })
-	return t.result()
 }
 
 // rankOf is the rankKeys of the nearest-rank q-quantile of the n values
@@ -338,19 +335,6 @@ func statNearestRank(q float64, n uint64) uint64 {
 	return uint64(r)
 }
 
-// TotalCompare orders floats totally, as IEEE 754 totalOrder (Rust's
-// f64::total_cmp): −NaN < −Inf < … < −0 < +0 < … < +Inf < +NaN.
-func TotalCompare(a, b float64) int {
-	x, y := statTotalKey(a), statTotalKey(b)
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
-}
-
 func statTotalKey(x float64) int64 { return totalKeyOfBits(math.Float64bits(x)) }
 
 // totalKeyOfBits is statTotalKey of the float whose bits are b.
@@ -394,7 +378,7 @@ type Sample struct {
 // the p99 need), not their times, sessions and turns: it has no Samples.
 type ObserveStat struct {
 	w       Welford
-	samples chunkLog[Sample]
+	samples Log[Sample]
 	lean    bool
 	vals    valueLog // lean: the values
 }
@@ -406,14 +390,14 @@ func (o *ObserveStat) Add(t float64, session uint64, turn uint32, v float64) {
 		o.vals.add(v)
 		return
 	}
-	o.samples.add(Sample{Time: t, Session: session, Turn: turn, Value: v})
+	o.samples.Add(Sample{Time: t, Session: session, Turn: turn, Value: v})
 }
 
 // addLean is Add on a lean ObserveStat, which keeps the value alone.
 // The Welford update stays here, in the event loop: folded a chunk at a
 // time on a goroutine of its own instead, the M/M/1 of bench/run.sh took
 // as long (its division waits behind the loop's other work) and more CPU.
-func (o *ObserveStat) addLean(v float64) {
+func (o *ObserveStat) AddLean(v float64) {
 	o.w.Add(v)
 	o.vals.add(v)
 }
@@ -429,7 +413,7 @@ func (o *ObserveStat) Last() float64 {
 		}
 		return o.vals.at(o.vals.len() - 1)
 	}
-	if last := o.samples.last(); last != nil {
+	if last := o.samples.Last(); last != nil {
 		return last.Value
 	}
 	return math.NaN()
@@ -468,7 +452,7 @@ func (o *ObserveStat) valueAt(i int) float64 {
 	if o.lean {
 		return o.vals.at(i)
 	}
-	return o.samples.at(i).Value
+	return o.samples.At(i).Value
 }
 
 // count is the number of values kept.
@@ -476,16 +460,16 @@ func (o *ObserveStat) count() int {
 	if o.lean {
 		return o.vals.len()
 	}
-	return o.samples.len()
+	return o.samples.Len()
 }
 
 // Samples are the recorded samples in recording order, in a fresh slice
 // (nil without any): reading them leaves the run's state as it was.
 func (o *ObserveStat) Samples() []Sample {
-	if o.samples.len() == 0 {
+	if o.samples.Len() == 0 {
 		return nil
 	}
-	return o.samples.appendTo(make([]Sample, 0, o.samples.len()))
+	return o.samples.AppendTo(make([]Sample, 0, o.samples.Len()))
 }
 
 // stretch is values i, i+1, … (i < count) in recording order, to the end
@@ -532,32 +516,53 @@ func (o *ObserveStat) Values() []float64 {
 	return v
 }
 
-// Row summarises the observe for the report. test says whether the
-// observed expression is a test (its top-level operator a comparison,
-// `&&`, `||` or `!`). The row shares the sample slice.
-func (o *ObserveStat) Row(name string, test bool) ObserveRow {
-	var keys []int64
-	return o.row(name, test, &keys)
+// Lean says that the observe keeps its values only, no sample
+// (Options.Lean).
+func (o *ObserveStat) Lean() bool { return o.lean }
+
+// SetLean makes the observe keep its values only (Options.Lean), before
+// its first sample.
+func (o *ObserveStat) SetLean() { o.lean = true }
+
+// SampleLog is the observe's samples, in the order they were added (none
+// when lean).
+func (o *ObserveStat) SampleLog() *Log[Sample] { return &o.samples }
+
+// Share is a copy that shares every full chunk of the samples with o
+// (a checkpoint's copy: the logs only grow).
+func (o *ObserveStat) Share() ObserveStat {
+	return ObserveStat{w: o.w, samples: o.samples.Share(), lean: o.lean, vals: o.vals.share()}
 }
 
-// row is Row with the quantile's candidates in *buf, grown as needed: a
-// report reuses one buffer for all its observes.
-func (o *ObserveStat) row(name string, test bool, buf *[]int64) ObserveRow {
+// OwnBytes is what Share allocates for a copy (Log.OwnBytes).
+func (o *ObserveStat) OwnBytes() int64 { return o.samples.OwnBytes() + o.vals.ownBytes() }
+
+// Summary is what the report says of an observe.
+type Summary struct {
+	Count              uint64
+	Mean, CI, CV2, P99 float64
+	AllZero            bool // every sample is 0
+}
+
+// Summary summarises the observe for the report, with the quantile's
+// candidates in *buf, grown as needed: a report reuses one buffer for all
+// its observes (nil: a buffer of its own).
+func (o *ObserveStat) Summary(buf *[]int64) Summary {
+	if buf == nil {
+		buf = new([]int64)
+	}
 	// the batch sums, four batches side by side; then a pass over the
 	// values for the p99's candidates and whether all are 0
 	ci := o.CI()
 	p99 := rankOf(o.count(), 0.99, *buf, o.valueAt, o.eachValues)
 	*buf = p99.keys
-	return ObserveRow{
+	return Summary{
 		AllZero: p99.allZero(),
-		Name:    name,
 		Count:   o.w.Count(),
 		Mean:    o.w.Mean(),
 		CI:      ci,
 		CV2:     o.w.CV2(),
 		P99:     p99.result(),
-		Test:    test,
-		Samples: o.Samples(),
 	}
 }
 
@@ -637,6 +642,23 @@ func (a *TimeIntegral) Mean(now float64) float64 {
 	return math.Ldexp(a.area(now)/span, a.scale)
 }
 
+// Touch is Set(now, 0) then Set(now, v) with v the current value: the
+// area up to now, the value kept (the second Set adds 0·0).
+func (a *TimeIntegral) Touch(now float64) {
+	a.integral = a.area(now)
+	a.last = now
+}
+
+// TouchZero is Touch for a value that may be 0: at 0 (and scale 0) the
+// area adds 0·dt, +0, which leaves a non-negative integral as it is.
+func (a *TimeIntegral) TouchZero(now float64) {
+	if a.value == 0 && a.scale == 0 && a.integral >= 0 && !math.Signbit(a.integral) && now-a.last < math.Inf(1) {
+		a.last = now
+		return
+	}
+	a.Touch(now)
+}
+
 // TimePoint is a change point of a piecewise-constant value: Value holds
 // from Time to the next point.
 type TimePoint struct {
@@ -655,7 +677,7 @@ type TimePoint struct {
 // statistics over that span are the same, bit for bit; over another span
 // (a report before the end) the mean and extremes are, and the CI is +Inf.
 type TimeAvg struct {
-	points chunkLog[TimePoint]
+	points Log[TimePoint]
 
 	lean bool
 	acc  timeAcc     // the folded points' statistics
@@ -663,8 +685,12 @@ type TimeAvg struct {
 	n    int         // points recorded, folded ones included
 }
 
+// OwnBytes is what a checkpoint's copy of g allocates for its points
+// (Log.OwnBytes).
+func (g *TimeAvg) OwnBytes() int64 { return g.points.OwnBytes() }
+
 // leanOver makes g lean, keeping the statistics over [from, to].
-func (g *TimeAvg) leanOver(from, to float64) {
+func (g *TimeAvg) LeanOver(from, to float64) {
 	g.lean = true
 	g.acc = newTimeAcc(from, to, CIBatches)
 }
@@ -680,11 +706,11 @@ func (g *TimeAvg) Record(t, v float64) {
 		g.recordLean(t, v)
 		return
 	}
-	if last := g.points.last(); last != nil {
+	if last := g.points.Last(); last != nil {
 		if last.Time == t {
 			last.Value = v
-			if prev := g.points.at(g.points.len() - 2); prev != nil && statSameFloat(prev.Value, v) {
-				g.points.pop()
+			if prev := g.points.At(g.points.Len() - 2); prev != nil && statSameFloat(prev.Value, v) {
+				g.points.Pop()
 			}
 			return
 		}
@@ -692,7 +718,7 @@ func (g *TimeAvg) Record(t, v float64) {
 			return
 		}
 	}
-	g.points.add(TimePoint{Time: t, Value: v})
+	g.points.Add(TimePoint{Time: t, Value: v})
 }
 
 // recordLean is Record on the tail: only the newest point can be replaced
@@ -724,25 +750,25 @@ func (g *TimeAvg) recordLean(t, v float64) {
 
 // recorded is the number of change points recorded and not dropped,
 // folded ones included.
-func (g *TimeAvg) recorded() int {
+func (g *TimeAvg) Recorded() int {
 	if g.lean {
 		return g.n
 	}
-	return g.points.len()
+	return g.points.Len()
 }
 
 // fromEnd is the k-th newest point (0 the newest); k < recorded(), and
 // k < 2 when lean (the tail holds the two newest).
-func (g *TimeAvg) fromEnd(k int) TimePoint {
+func (g *TimeAvg) FromEnd(k int) TimePoint {
 	if g.lean {
 		return g.tail[len(g.tail)-1-k]
 	}
-	return *g.points.at(g.points.len() - 1 - k)
+	return *g.points.At(g.points.Len() - 1 - k)
 }
 
 // Points are the change points in time order, in a fresh slice (none
 // when lean).
-func (g *TimeAvg) Points() []TimePoint { return g.points.appendTo(nil) }
+func (g *TimeAvg) Points() []TimePoint { return g.points.AppendTo(nil) }
 
 // Stats are the statistics over [from, to] with 20 batch windows.
 func (g *TimeAvg) Stats(from, to float64) TimeStats {
@@ -779,15 +805,12 @@ func (g *TimeAvg) leanStats(from, to float64) TimeStats {
 	return ts
 }
 
-// Row summarises the gauge over [warmup, end] for the report.
-func (g *TimeAvg) Row(name string, warmup, end float64) GaugeRow {
-	pts := g.Points()
-	ts := g.Stats(warmup, end)
-	if g.lean {
-		pts = nil
-	}
-	return GaugeRow{Name: name, Mean: ts.Mean, CI: ts.CI, Min: ts.Min, Max: ts.Max, Points: pts}
-}
+// Lean says that the gauge keeps no change points (Options.Lean): only
+// what its statistics need.
+func (g *TimeAvg) Lean() bool { return g.lean }
+
+// PointLog is the gauge's change points, in time order (none when lean).
+func (g *TimeAvg) PointLog() *Log[TimePoint] { return &g.points }
 
 // TimeStats are the statistics of a piecewise-constant value over a span.
 type TimeStats struct {

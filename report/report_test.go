@@ -1,11 +1,9 @@
-package main
+package report
 
 import (
 	"bytes"
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,8 +31,8 @@ func TestFormatFloat(t *testing.T) {
 		{5e-324, "0." + strings.Repeat("0", 323) + "5"},
 		{nan, "NaN"}, {inf, "inf"}, {-inf, "-inf"},
 	} {
-		if got := formatFloat(c.x); got != c.want {
-			t.Errorf("formatFloat(%v) = %q, want %q", c.x, got, c.want)
+		if got := FormatFloat(c.x); got != c.want {
+			t.Errorf("FormatFloat(%v) = %q, want %q", c.x, got, c.want)
 		}
 	}
 }
@@ -55,8 +53,8 @@ func TestFixed(t *testing.T) {
 		{1234.56, 1, "1234.6"},
 		{nan, 4, "NaN"}, {inf, 4, "inf"}, {-inf, 3, "-inf"},
 	} {
-		if got := rptFixed(c.x, c.prec); got != c.want {
-			t.Errorf("rptFixed(%v, %d) = %q, want %q", c.x, c.prec, got, c.want)
+		if got := Fixed(c.x, c.prec); got != c.want {
+			t.Errorf("Fixed(%v, %d) = %q, want %q", c.x, c.prec, got, c.want)
 		}
 	}
 }
@@ -86,11 +84,11 @@ stage  number   util    done    thru    wait  service  iters
 svc     3.899  0.794  179177  0.7963  3.8991   0.9975      0
 `
 	var b bytes.Buffer
-	if err := writeText(&b, r); err != nil {
+	if err := Text(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, b.String()); diff != "" {
-		t.Errorf("writeText (-want +got):\n%s", diff)
+		t.Errorf("Text (-want +got):\n%s", diff)
 	}
 }
 
@@ -194,11 +192,11 @@ over: the head of pool ` + "`kv`'s queue asks `kvD[0]`" + ` for 2048.5, above it
 idle: stage ` + "`E[0]`" + ` ended with residents or waiting requests, its last iteration scheduling nothing (a body or ` + "`serve only`" + ` that serves and admits nobody waits for an event)
 `
 	var b bytes.Buffer
-	if err := writeText(&b, fullReport()); err != nil {
+	if err := Text(&b, fullReport()); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, b.String()); diff != "" {
-		t.Errorf("writeText (-want +got):\n%s", diff)
+		t.Errorf("Text (-want +got):\n%s", diff)
 	}
 	for i, line := range strings.Split(b.String(), "\n") {
 		if strings.TrimRight(line, " ") != line {
@@ -219,11 +217,11 @@ stage  number   util  done    thru  wait  service  iters
 s       0.000  0.000     0  0.0000   inf     -inf      0
 `
 	var b bytes.Buffer
-	if err := writeText(&b, r); err != nil {
+	if err := Text(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, b.String()); diff != "" {
-		t.Errorf("writeText (-want +got):\n%s", diff)
+		t.Errorf("Text (-want +got):\n%s", diff)
 	}
 }
 
@@ -279,11 +277,11 @@ func TestWriteJSON(t *testing.T) {
 		`"mean_wait":0.25,"admissions":0,"evicted_entries":0,"evicted_units":0,"preemptions":0,"spills":0,` +
 		`"rejected":0,"stuck":0,"over_cap":{"queue":"kv","need":2048.5}}]}` + "\n"
 	var b bytes.Buffer
-	if err := writeJSON(&b, r); err != nil {
+	if err := JSON(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, b.String()); diff != "" {
-		t.Errorf("writeJSON (-want +got):\n%s", diff)
+		t.Errorf("JSON (-want +got):\n%s", diff)
 	}
 }
 
@@ -294,17 +292,17 @@ func TestWriteJSONNoClaims(t *testing.T) {
 	want := `{"serq_version":"0.1.4","horizon":1,"end":1,"warmup":0,"seed":1,"events":0,"arrivals":0,` +
 		`"ended":0,"turns":0,"mean_live":null,"observes":{},"gauges":{},"stages":[],"pools":[]}` + "\n"
 	var b bytes.Buffer
-	if err := writeJSON(&b, r); err != nil {
+	if err := JSON(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	if b.String() != want {
-		t.Errorf("writeJSON = %s\nwant          %s", b.String(), want)
+		t.Errorf("JSON = %s\nwant          %s", b.String(), want)
 	}
 }
 
 func TestJSONString(t *testing.T) {
-	var j rptJSON
-	j.str("a\"b\\c/\n\r\t\b\f\x00\x1f\x7fé€<>&\xff")
+	var j JSONWriter
+	j.Str("a\"b\\c/\n\r\t\b\f\x00\x1f\x7fé€<>&\xff")
 	want := `"a\"b\\c/\n\r\t\b\f\u0000\u001f` + "\x7fé€<>&\uFFFD" + `"`
 	if string(j.b) != want {
 		t.Errorf("str = %q, want %q", j.b, want)
@@ -317,68 +315,10 @@ func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full")
 
 func TestWriteErrors(t *testing.T) {
 	r := fullReport()
-	if err := writeText(failWriter{}, r); err == nil {
-		t.Errorf("writeText to a failing writer: no error")
+	if err := Text(failWriter{}, r); err == nil {
+		t.Errorf("Text to a failing writer: no error")
 	}
-	if err := writeJSON(failWriter{}, r); err == nil {
-		t.Errorf("writeJSON to a failing writer: no error")
-	}
-}
-
-func TestWriteDump(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "out", "deep") // created like mkdir -p
-	r := &interp.Report{
-		Observes: []interp.ObserveRow{
-			{Name: "rt", Samples: []interp.Sample{
-				{Time: 12.5, Session: 3, Turn: 0, Value: 0.30000000000000004},
-				{Time: 250000, Session: 18446744073709551615, Turn: 4294967295, Value: 0.0000001},
-				{Time: 1e21, Session: 0, Turn: 1, Value: nan},
-			}},
-			{Name: "none"},
-		},
-		Gauges: []interp.GaugeRow{
-			{Name: "load", Points: []interp.TimePoint{{Time: 0, Value: 0}, {Time: 1.5, Value: 2}, {Time: 3, Value: inf}}},
-			{Name: "flat"},
-		},
-	}
-	if err := writeDump(dir, r); err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{
-		"rt.csv": "time,session,turn,value\n" +
-			"12.5,3,0,0.30000000000000004\n" +
-			"250000,18446744073709551615,4294967295,0.0000001\n" +
-			"1000000000000000000000,0,1,NaN\n",
-		"none.csv":       "time,session,turn,value\n",
-		"gauge/load.csv": "time,value\n0,0\n1.5,2\n3,inf\n",
-		"gauge/flat.csv": "time,value\n",
-	}
-	for name, want := range files {
-		got, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		if string(got) != want {
-			t.Errorf("%s = %q, want %q", name, got, want)
-		}
-	}
-
-	// no gauges: no gauge directory
-	dir2 := t.TempDir()
-	if err := writeDump(dir2, &interp.Report{Observes: []interp.ObserveRow{{Name: "x"}}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir2, "gauge")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("gauge directory without gauges: %v", err)
-	}
-
-	// a DIR that is a file cannot be written
-	file := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(file, nil, 0o666); err != nil {
-		t.Fatal(err)
-	}
-	if err := writeDump(file, r); err == nil {
-		t.Errorf("writeDump into a file: no error")
+	if err := JSON(failWriter{}, r); err == nil {
+		t.Errorf("JSON to a failing writer: no error")
 	}
 }
