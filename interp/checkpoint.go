@@ -2,6 +2,7 @@ package interp
 
 import (
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"unsafe"
@@ -158,8 +159,27 @@ func shareLog[T any](a *clone.Allocator) {
 // copyState is the deep copy behind checkpoints.
 func (s *Sim) copyState() *Sim { return s.copyWith(checkpointAllocator()) }
 
+// cloneMu makes one copy at a time: each turns the collector off and
+// back on (copyWith).
+var cloneMu sync.Mutex
+
 // copyWith is copyState with the allocator a.
+//
+// The collector is off while go-clone copies. go-clone writes the
+// pointers it copies through unsafe conversions, as uintptrs (its
+// shadowCopy: a slice's header, a pointer, a map), without the write
+// barriers Go's concurrent collector relies on: a collection marking
+// while a copy is made can miss an array the copy points at and free it,
+// and a later one crashes the process ("found bad pointer in Go heap":
+// `GOGC=2 go test ./interp -run 'Checkpoint|Resume|Seek|Back' -count 40`
+// met it within five minutes, twice in two tries). debug.SetGCPercent(-1)
+// waits for a cycle under way to end and starts none until the target is
+// put back; once the copy is whole, its pointers sit in words its types
+// say are pointers, which the next collection scans as any others.
 func (s *Sim) copyWith(a *clone.Allocator) *Sim {
+	cloneMu.Lock()
+	defer cloneMu.Unlock()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	tracer, reach, dump := s.tracer, s.reach, s.opt.Dump
 	s.tracer, s.reach, s.opt.Dump = nil, nil, nil
 	c := a.CloneSlowly(reflect.ValueOf(s)).Interface().(*Sim)
