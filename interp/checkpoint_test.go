@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -86,5 +87,24 @@ func TestCheckpointState(t *testing.T) {
 		if i%500 == 0 && !interp.SameState(a, b) {
 			t.Fatalf("after %d more events the states differ", i+1)
 		}
+	}
+}
+
+// TestCheckpointRestoresTheCollector: a checkpoint is copied with the
+// collector off (go-clone writes pointers without write barriers) and
+// puts the collector's target back as it found it, whatever it was.
+func TestCheckpointRestoresTheCollector(t *testing.T) {
+	p := loadExample(t, "pd-disaggregation/llmd_nixl_pull.sq", nil)
+	s, _ := interp.New(p, interp.Options{Horizon: 30, Seed: 1})
+	for s.Events() < 1000 && s.Step() {
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(73))
+	s.Checkpoint().Resume()
+	if got := debug.SetGCPercent(-1); got != 73 {
+		t.Errorf("after a checkpoint and a resume the collector's target is %d, want 73", got)
+	}
+	s.Checkpoint()
+	if got := debug.SetGCPercent(73); got != -1 {
+		t.Errorf("with the collector off, a checkpoint leaves the target at %d, want -1 (off)", got)
 	}
 }
