@@ -314,24 +314,9 @@ func Describe(c vllmimport.Calibration) string {
 		c.EtaCompute, c.EtaMemory, c.TStep, c.TRequest, c.THop, c.TClient, c.TokenRatio, c.LagSteps)
 }
 
-// LeaveOneOut fits on all experiments but one and predicts that one, for
-// each in turn, and returns the predictions' rows and the calibrations.
-func LeaveOneOut(exps []*Experiment, o FitOptions) ([]Row, []vllmimport.Calibration, error) {
-	var rows []Row
-	var cals []vllmimport.Calibration
-	for i := range exps {
-		r, cal, err := LeaveOut(exps, i, o)
-		if err != nil {
-			return nil, nil, err
-		}
-		rows = append(rows, r...)
-		cals = append(cals, cal)
-	}
-	return rows, cals, nil
-}
-
 // LeaveOut fits on all experiments but exps[i] and predicts that one: a
-// run nobody calibrated against, predicted from its configuration alone.
+// run nobody calibrated against, predicted from its configuration alone
+// (one fold of a leave-one-out).
 func LeaveOut(exps []*Experiment, i int, o FitOptions) ([]Row, vllmimport.Calibration, error) {
 	e := exps[i]
 	rest := append(append([]*Experiment(nil), exps[:i]...), exps[i+1:]...)

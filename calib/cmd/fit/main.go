@@ -39,34 +39,36 @@ func run(gt, out string, loo bool, leave string, jobs int) error {
 		return err
 	}
 	o := calib.FitOptions{Jobs: jobs, Log: os.Stderr}
-	if leave != "" {
-		if loo {
+	if loo || leave != "" {
+		if loo && leave != "" {
 			return fmt.Errorf("-loo and -leave: leave one run out, or each in turn, not both")
 		}
-		i, err := calib.Find(exps, leave)
-		if err != nil {
-			return err
+		folds := make([]int, len(exps))
+		for i := range folds {
+			folds[i] = i
 		}
-		rows, cal, err := calib.LeaveOut(exps, i, o)
-		if err != nil {
-			return err
+		if leave != "" {
+			i, err := calib.Find(exps, leave)
+			if err != nil {
+				return err
+			}
+			folds = []int{i}
 		}
-		fmt.Printf("without %s: %s\n\n", exps[i].Name, calib.Describe(cal))
-		calib.WriteTable(os.Stdout, rows)
-		return nil
-	}
-	if loo {
-		rows, cals, err := calib.LeaveOneOut(exps, o)
-		if err != nil {
-			return err
-		}
-		for i, c := range cals {
-			fmt.Printf("without %s: %s\n", exps[i].Name, calib.Describe(c))
+		var rows []calib.Row
+		for _, i := range folds {
+			r, cal, err := calib.LeaveOut(exps, i, o)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("without %s: %s\n", exps[i].Name, calib.Describe(cal))
+			rows = append(rows, r...)
 		}
 		fmt.Println()
 		calib.WriteTable(os.Stdout, rows)
-		fmt.Println()
-		calib.WriteSummary(os.Stdout, rows)
+		if loo {
+			fmt.Println()
+			calib.WriteSummary(os.Stdout, rows)
+		}
 		return nil
 	}
 	cal, _, err := calib.Fit(exps, o)
